@@ -1,0 +1,68 @@
+import { z } from 'zod';
+
+/**
+ * Parley's configuration: environment variables, parsed once per process and
+ * validated. Every variable is listed in the README's configuration table.
+ */
+const optionalUrl = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .pipe(z.url().optional())
+  .optional();
+
+export const configSchema = z.object({
+  /** External PostgreSQL. Unset: `parley start` runs the embedded PostgreSQL. */
+  DATABASE_URL: optionalUrl,
+  /** Connections in each process's pool. */
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `pretty` (human-readable), `json`, or `auto`: pretty on a terminal, JSON otherwise. */
+  LOG_FORMAT: z.enum(['auto', 'pretty', 'json']).default('auto'),
+  /** EventStoreDB connection string (esdb://…). Set: the log lives in EventStoreDB instead of PostgreSQL. */
+  EVENTSTORE_URL: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(
+      z
+        .string()
+        .regex(/^(esdb|esdb\+discover|kurrentdb|kurrentdb\+discover|kdb|kdb\+discover):\/\//)
+        .optional(),
+    )
+    .optional(),
+  REDIS_URL: optionalUrl,
+  NATS_URL: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .optional(),
+  /** Where the embedded default keeps its data (PostgreSQL cluster, media). */
+  PARLEY_DATA_DIR: z.string().min(1).default('.parley'),
+  /** Port of the embedded PostgreSQL; 0 picks a free one at each start. */
+  PARLEY_EMBEDDED_PG_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /** Events read per projection batch. */
+  PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(2_000),
+  /** How often an idle reader polls the log when no wake-up arrives (milliseconds). */
+  LOG_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly issues: string[]) {
+    super(`Invalid configuration:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
+  }
+}
+
+/** Parses the environment; throws a ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`));
+  }
+  return parsed.data;
+}

@@ -1,0 +1,75 @@
+import pg from 'pg';
+
+export type Pool = pg.Pool;
+export type PoolClient = pg.PoolClient;
+export type QueryResultRow = pg.QueryResultRow;
+
+const INT8_OID = 20;
+
+/**
+ * int8 columns (counts, sums) come back as JS numbers when they fit exactly;
+ * beyond 2^53 we throw rather than silently round. Code that needs full
+ * 64-bit values (log positions) selects them as text.
+ */
+function parseInt8(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`int8 value ${value} does not fit a JS number`);
+  return n;
+}
+
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8_OID && format !== 'binary') return parseInt8;
+    // biome-ignore lint/suspicious/noExplicitAny: pg's own overloads
+    return (pg.types.getTypeParser as any)(oid, format);
+  },
+};
+
+export interface PoolSettings {
+  connectionString: string;
+  max?: number;
+  applicationName?: string;
+}
+
+export function createPool(settings: PoolSettings): Pool {
+  const pool = new pg.Pool({
+    connectionString: settings.connectionString,
+    max: settings.max ?? 10,
+    application_name: settings.applicationName ?? 'parley',
+    types,
+  });
+  // An idle client losing its connection must not crash the process; the pool
+  // drops it and the next checkout opens a new one.
+  pool.on('error', () => {});
+  return pool;
+}
+
+/** Runs fn in one transaction on one client; rolls back on any error. */
+export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** Checks that the database answers within timeoutMs. */
+export async function ping(connectionString: string, timeoutMs = 1_000): Promise<boolean> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}

@@ -1,0 +1,27 @@
+export { type Config, ConfigError, configSchema, loadConfig } from './config.js';
+export {
+  createPool,
+  type Pool,
+  type PoolClient,
+  type PoolSettings,
+  ping,
+  type QueryResultRow,
+  withTransaction,
+} from './db.js';
+export {
+  type EmbeddedPostgresHandle,
+  type EmbeddedPostgresOptions,
+  freePort,
+  startEmbeddedPostgres,
+} from './embeddedPostgres.js';
+export { ParleyError } from './errors.js';
+export { newId } from './ids.js';
+export { createLogger, type Logger, type LoggerSettings, redactedPaths, silentLogger } from './logger.js';
+export {
+  loadMigrationSet,
+  type Migration,
+  MigrationError,
+  type MigrationSet,
+  migrate,
+  pendingMigrations,
+} from './migrations.js';

@@ -1,0 +1,2 @@
+export { createTestDatabase, type TestDatabase } from './database.js';
+export { ensureTestPostgres, type TestPostgres } from './postgres.js';
