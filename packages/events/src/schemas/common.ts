@@ -1,0 +1,89 @@
+import { z } from 'zod';
+
+/**
+ * The spec's vocabulary, shared by the event schemas. Conventions for every event:
+ * - an optional field is absent when unknown, never null (the read models turn absence into the
+ *   spec's `null`);
+ * - timestamps are ISO 8601 strings (the log stores JSON), named after what happened (`startedAt`);
+ * - identifiers are opaque non-empty strings.
+ */
+
+export const idSchema = z.string().min(1).max(256);
+export const timestampSchema = z.iso.datetime({ offset: true });
+export const countSchema = z.int().nonnegative();
+export const durationMsSchema = z.int().nonnegative();
+export const amountSchema = z.number().nonnegative();
+
+/** Opaque structured JSON (channel metadata, ACTION_SET output, prompts). `__proto__` keys are dropped. */
+export const jsonObjectSchema = z.record(z.string(), z.json());
+
+/**
+ * Environments (spec 000 §4.2). The log spells development `dev`, like the session list filter and
+ * SDK channels (spec 001 §2.4); the LLM ledger reports it as `development` (spec 000 §2.3), which is
+ * its projector's mapping, not a second spelling in the log.
+ */
+export const ENVIRONMENTS = ['dev', 'staging', 'production', 'working-copy'] as const;
+export const environmentSchema = z.enum(ENVIRONMENTS);
+export type Environment = z.infer<typeof environmentSchema>;
+
+/** Channel of origin (spec 000 §4.2): open-ended, at most 128 characters. */
+export const channelSchema = z.string().min(1).max(128);
+
+/** Session states (spec 000 §3); `failed` is stored but never accepted as a list filter. */
+export const SESSION_STATES = [
+  'active',
+  'idle',
+  'ended',
+  'completed',
+  'escalated',
+  'abandoned',
+  'archived',
+  'failed',
+] as const;
+export type SessionState = (typeof SESSION_STATES)[number];
+
+/** The states a session can end in (what SessionEnded records). */
+export const SESSION_END_STATES = [
+  'ended',
+  'completed',
+  'escalated',
+  'abandoned',
+  'failed',
+] as const satisfies readonly SessionState[];
+export const sessionEndStateSchema = z.enum(SESSION_END_STATES);
+
+/** Containment types (spec 000 §3). */
+export const CONTAINMENT_TYPES = [
+  'contained',
+  'contained_resolved',
+  'contained_partial',
+  'contained_unresolved',
+  'escalated',
+  'abandoned',
+] as const;
+export const containmentTypeSchema = z.enum(CONTAINMENT_TYPES);
+export type ContainmentType = z.infer<typeof containmentTypeSchema>;
+
+/** Trace event types (spec 001 §2.6). */
+export const TRACE_EVENT_TYPES = [
+  'llm_call',
+  'tool_call',
+  'tool_result',
+  'decision',
+  'handoff',
+  'guardrail_eval',
+  'state_change',
+  'error',
+  'response',
+] as const;
+export const traceEventTypeSchema = z.enum(TRACE_EVENT_TYPES);
+export type TraceEventType = z.infer<typeof traceEventTypeSchema>;
+
+/** Who did something (audit records, deletions, legal holds). `id` never holds a secret. */
+export const PRINCIPAL_KINDS = ['api_key', 'user', 'media_token', 'system'] as const;
+export const principalSchema = z.object({
+  kind: z.enum(PRINCIPAL_KINDS),
+  /** Key id, user id, media token id or service name; never the key or token itself. */
+  id: idSchema,
+});
+export type Principal = z.infer<typeof principalSchema>;

@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { defineEvent } from '../defineEvent.js';
+import {
+  channelSchema,
+  containmentTypeSchema,
+  durationMsSchema,
+  environmentSchema,
+  idSchema,
+  jsonObjectSchema,
+  sessionEndStateSchema,
+  timestampSchema,
+  traceEventTypeSchema,
+} from './common.js';
+
+/**
+ * Events of the stream `session-<sessionId>`: the lifecycle, the messages and the trace of one
+ * session (LLM calls made in a session are appended there too, see ./llm.ts). Every event repeats
+ * sessionId and projectId so a projection that handles only one type can still place its row.
+ */
+
+const sessionScope = {
+  sessionId: idSchema,
+  projectId: idSchema,
+};
+
+export const sessionStartedSchema = z.object({
+  ...sessionScope,
+  tenantId: idSchema.optional(),
+  deploymentId: idSchema.optional(),
+  /** The agent the session starts with (handoffs are trace events). */
+  agentName: z.string().min(1),
+  channel: channelSchema,
+  /** Transport-specific channel type (spec 000 §2.3), when the channel has several. */
+  channelType: z.string().min(1).max(128).optional(),
+  environment: environmentSchema,
+  /** End-user identity recorded on the channel (the session list's `channelUId` filter). */
+  channelUserId: z.string().min(1).max(512).optional(),
+  /**
+   * The caller-number match key as computed when the session started (spec 000 §4.2 callerNumber
+   * rules: cleaned, E.164 where phone-like, `Anonymous` when withheld, at most 128 characters).
+   * Stored, not recomputed, because the spec matches "the same key that was stored at call time".
+   */
+  callerNumberKey: z.string().min(1).max(128).optional(),
+  /** Conversation or thread key on the channel (spec 001 §2.1), e.g. the canonical HTTP async session_key. */
+  externalSessionKey: z.string().min(1).optional(),
+  /** Custom session dimensions, name to value (spec 000 §2.2 `traceDimensions`). */
+  traceDimensions: z.record(z.string().min(1), z.string()),
+  /** Playground or test traffic. Absent: not known (the session list shows null). */
+  isTest: z.boolean().optional(),
+  startedAt: timestampSchema,
+});
+export type SessionStartedData = z.infer<typeof sessionStartedSchema>;
+export const sessionStarted = defineEvent({
+  type: 'SessionStarted',
+  schemaVersion: 1,
+  schema: sessionStartedSchema,
+});
+
+export const sessionEndedSchema = z.object({
+  ...sessionScope,
+  /** The state the session ended in (spec 000 §3), `failed` included. */
+  status: sessionEndStateSchema,
+  /** How the session was resolved. Absent when the runtime could not classify it (e.g. failed). */
+  containmentType: containmentTypeSchema.optional(),
+  /** Why it ended, as a code (`user_ended`, `idle_timeout`, `api`, `error`...); never message text. */
+  reason: z.string().min(1).max(128).optional(),
+  endedAt: timestampSchema,
+});
+export type SessionEndedData = z.infer<typeof sessionEndedSchema>;
+export const sessionEnded = defineEvent({
+  type: 'SessionEnded',
+  schemaVersion: 1,
+  schema: sessionEndedSchema,
+});
+
+/** A message from the end user, normalized by the channel adapter (spec 001 §2.1). */
+export const messageReceivedSchema = z.object({
+  ...sessionScope,
+  messageId: idSchema,
+  /** The message id on the external platform; adapters deduplicate on it. */
+  externalMessageId: z.string().min(1).optional(),
+  text: z.string(),
+  /** Interactive callback data (button clicks, menu selections). */
+  actionEvent: jsonObjectSchema.optional(),
+  /** Channel-specific metadata, as the adapter normalized it. No credentials. */
+  channelMetadata: jsonObjectSchema.optional(),
+  /** Original message time on the channel, when it gives one. */
+  sentAt: timestampSchema.optional(),
+  receivedAt: timestampSchema,
+});
+export type MessageReceivedData = z.infer<typeof messageReceivedSchema>;
+export const messageReceived = defineEvent({
+  type: 'MessageReceived',
+  schemaVersion: 1,
+  schema: messageReceivedSchema,
+});
+
+export const agentRepliedSchema = z.object({
+  ...sessionScope,
+  messageId: idSchema,
+  /** The user message this answers, when there is one (proactive messages have none). */
+  inReplyTo: idSchema.optional(),
+  agentName: z.string().min(1),
+  /** The reply as plain text (what text-only channels and the HTTP async `response` carry). */
+  text: z.string(),
+  /**
+   * Renderable structured output, e.g. an ACTION_SET of buttons, menus and inputs (spec 001 §1).
+   * Opaque JSON for now; a typed shape would be a new optional field or a new version.
+   */
+  structuredOutput: jsonObjectSchema.optional(),
+  /** The agent answered with its fallback (HTTP async `outcome.usedFallback`). */
+  usedFallback: z.boolean().optional(),
+  /** Provenance for `response_metadata.isLlmGenerated` (spec 001 §4.9). */
+  isLlmGenerated: z.boolean().optional(),
+  repliedAt: timestampSchema,
+});
+export type AgentRepliedData = z.infer<typeof agentRepliedSchema>;
+export const agentReplied = defineEvent({
+  type: 'AgentReplied',
+  schemaVersion: 1,
+  schema: agentRepliedSchema,
+});
+
+/**
+ * One trace event (spec 001 §2.6). Spans nest through parentSpanId. Token usage lives in
+ * LlmCallRecorded (linked by llmCallId), not here, so session totals count every call once.
+ */
+export const traceEventRecordedSchema = z.object({
+  ...sessionScope,
+  traceId: idSchema,
+  spanId: idSchema,
+  /** Absent for a root span. */
+  parentSpanId: idSchema.optional(),
+  eventType: traceEventTypeSchema,
+  /** Tool, guardrail, agent or state name, depending on eventType. */
+  name: z.string().min(1).optional(),
+  /** Outcome: tool success rate and guardrail block rate are computed from it. */
+  status: z.enum(['ok', 'error', 'blocked']).optional(),
+  /** Decision kind for `decision` events (the trace API's decisionKind filter), e.g. `handoff`. */
+  decisionKind: z.string().min(1).optional(),
+  /** The LlmCallRecorded callId of an `llm_call` event. */
+  llmCallId: idSchema.optional(),
+  startedAt: timestampSchema,
+  durationMs: durationMsSchema.optional(),
+  /** Type-specific details (tool parameters, decision inputs, error code...). */
+  attributes: jsonObjectSchema.optional(),
+});
+export type TraceEventRecordedData = z.infer<typeof traceEventRecordedSchema>;
+export const traceEventRecorded = defineEvent({
+  type: 'TraceEventRecorded',
+  schemaVersion: 1,
+  schema: traceEventRecordedSchema,
+});
