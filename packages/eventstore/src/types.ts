@@ -26,7 +26,11 @@ export interface EventMetadata {
 }
 
 export interface EventToAppend {
-  /** UUID. Appending an event id that is already in the stream is a no-op. */
+  /**
+   * UUID. Appending a batch whose ids are all already in the stream is a no-op that returns the
+   * first append's result (a retry). Ids are unique per stream; the PostgreSQL adapter also refuses
+   * an id recorded in another stream (EventIdConflictError), EventStoreDB cannot tell.
+   */
   eventId: string;
   type: string;
   /** Version of the event type's schema this data was written with. Default 1. */
@@ -87,7 +91,11 @@ export interface LogHead {
   recordedAt: Date;
 }
 
-/** A function that turns a stored event of an older schema version into the current one. */
+/**
+ * A function that turns a stored event of an older schema version into the
+ * current one. It may change type, schemaVersion, data and metadata; it must
+ * keep eventId, stream, revision and position (readers checkpoint on them).
+ */
 export type Upcast = (event: RecordedEvent) => RecordedEvent;
 
 export interface EventStore {
@@ -100,7 +108,11 @@ export interface EventStore {
   /** The last event of the log (or null when it is empty). */
   head(): Promise<LogHead | null>;
   /** How many events lie after `after` (of these types), counting at most `cap`. */
-  countAfter(after: Position | undefined, eventTypes: readonly string[] | undefined, cap: number): Promise<number>;
+  countAfter(
+    after: Position | undefined,
+    eventTypes: readonly string[] | undefined,
+    cap: number,
+  ): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -1,0 +1,1 @@
+export { createEventStoreDbEventStore, type EventStoreDbOptions } from './createEventStoreDbEventStore.js';

@@ -1,0 +1,32 @@
+// Other adapters export their factory below, one line each.
+export { createEventStoreDbEventStore, type EventStoreDbOptions } from './eventstoredb/index.js';
+export { eventStoreMigrations } from './migrations.js';
+export {
+  AppendOrderConflictError,
+  assertLogNotAhead,
+  createPostgresEventStore,
+  LogAheadOfClusterError,
+  type PostgresEventStore,
+  type PostgresEventStoreOptions,
+} from './postgres/index.js';
+export {
+  type AppendOptions,
+  type AppendResult,
+  comparePositions,
+  EventIdConflictError,
+  type EventMetadata,
+  type EventStore,
+  type EventToAppend,
+  type ExpectedRevision,
+  formatPosition,
+  type LogHead,
+  type Position,
+  parsePosition,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  START,
+  type SubscribeAllOptions,
+  type Upcast,
+  WrongExpectedVersionError,
+} from './types.js';

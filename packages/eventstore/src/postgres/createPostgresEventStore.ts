@@ -1,0 +1,205 @@
+import { type Logger, type Pool, type PoolClient, silentLogger } from '@parley/platform';
+import type {
+  AppendOptions,
+  AppendResult,
+  EventStore,
+  EventToAppend,
+  ExpectedRevision,
+  ReadStreamOptions,
+  RecordedEvent,
+  Upcast,
+} from '../types.js';
+import {
+  type AppendAttempt,
+  AppendOrderConflictError,
+  checkAppendInput,
+  resolveRefusal,
+  tryAppend,
+} from './append.js';
+import { assertLogNotAhead, LogAheadOfClusterError } from './assertLogNotAhead.js';
+import { countRowsAfter, readAllRows, readHead, readStreamRows } from './read.js';
+import { toRecordedEvent } from './rows.js';
+import { subscribeAll } from './subscribe.js';
+import { createWakeups } from './wakeups.js';
+
+export interface PostgresEventStoreOptions {
+  /** The caller's pool; close() leaves it open. */
+  pool: Pool;
+  /** For the LISTEN connection. Omitted: the pool's own, if it was made from one; else readers only poll. */
+  connectionString?: string;
+  logger?: Logger;
+  /** How often an idle subscriber reads when no wake-up arrives. Default 500 ms. */
+  pollIntervalMs?: number;
+  /** Applied to every event read (readStream, readAll, subscribeAll). Must keep ids and positions. */
+  upcast?: Upcast;
+  /** pg_notify / LISTEN channel of the wake-ups. Default `parley_log`. */
+  notifyChannel?: string;
+}
+
+export interface PostgresEventStore extends EventStore {
+  /**
+   * The same append inside the caller's open transaction (READ COMMITTED): the
+   * caller commits or rolls back, then calls notifyAppended() after a commit.
+   * A refused append rolls back only its own work (a savepoint), so the
+   * transaction stays usable. May throw AppendOrderConflictError: retry the
+   * whole transaction.
+   */
+  appendWith(
+    client: PoolClient,
+    stream: string,
+    events: readonly EventToAppend[],
+    options?: AppendOptions,
+  ): Promise<AppendResult>;
+  /** Wakes readers now (call after committing a transaction that used appendWith). */
+  notifyAppended(): void;
+}
+
+const ORDER_CONFLICT_RETRIES = 10;
+
+export function createPostgresEventStore(options: PostgresEventStoreOptions): PostgresEventStore {
+  const { pool, upcast } = options;
+  const logger = options.logger ?? silentLogger();
+  const pollIntervalMs = options.pollIntervalMs ?? 500;
+  if (!Number.isFinite(pollIntervalMs) || pollIntervalMs < 1) {
+    throw new RangeError(`pollIntervalMs must be a positive number of milliseconds, got ${pollIntervalMs}`);
+  }
+  const closing = new AbortController();
+  const wakeups = createWakeups({
+    pool,
+    channel: options.notifyChannel ?? 'parley_log',
+    connectionString: options.connectionString ?? pool.options.connectionString,
+    logger,
+  });
+
+  // Checked once before the first operation; a refusal sticks, a failed check is retried.
+  let checked: Promise<void> | undefined;
+  const ready = (): Promise<void> => {
+    if (closing.signal.aborted) return Promise.reject(new Error('the event store is closed'));
+    checked ??= assertLogNotAhead(pool).catch((err: unknown) => {
+      if (!(err instanceof LogAheadOfClusterError)) checked = undefined;
+      throw err;
+    });
+    return checked;
+  };
+
+  const readBatch = async (after: RecordedEvent['position'], maxCount: number, types?: readonly string[]) => {
+    await ready();
+    const rows = await readAllRows(pool, { after, maxCount, ...(types ? { eventTypes: types } : {}) });
+    return rows.map((row) => toRecordedEvent(row, upcast));
+  };
+
+  // One transaction per attempt; only an order conflict is retried (a new
+  // transaction id is larger than every committed one).
+  const appendInOwnTransaction = async (
+    stream: string,
+    events: readonly EventToAppend[],
+    expected: ExpectedRevision,
+  ): Promise<AppendResult> => {
+    for (let attempt = 1; ; attempt++) {
+      const outcome = await inTransaction((client) => tryAppend(client, stream, events, expected));
+      if (outcome.kind === 'appended') {
+        wakeups.appended();
+        return outcome.result;
+      }
+      if (outcome.kind !== 'order_conflict') return resolveRefusal(pool, stream, events, expected);
+      if (attempt >= ORDER_CONFLICT_RETRIES) throw new AppendOrderConflictError(stream);
+    }
+  };
+
+  /** Commits when fn appended, rolls back otherwise (a refusal) or on error. */
+  const inTransaction = async (
+    fn: (client: PoolClient) => Promise<AppendAttempt>,
+  ): Promise<AppendAttempt> => {
+    const client = await pool.connect();
+    let broken = false;
+    // A checked-out client has no pool listener: a connection lost between two
+    // statements would otherwise be an uncaught 'error' event.
+    const onError = () => {
+      broken = true;
+    };
+    client.on('error', onError);
+    try {
+      await client.query('begin');
+      const outcome = await fn(client);
+      await client.query(outcome.kind === 'appended' ? 'commit' : 'rollback');
+      return outcome;
+    } catch (err) {
+      await client.query('rollback').catch(() => {
+        broken = true;
+      });
+      throw err;
+    } finally {
+      client.removeListener('error', onError);
+      client.release(broken);
+    }
+  };
+
+  return {
+    async append(stream, events, options) {
+      checkAppendInput(stream, events, options?.expectedRevision ?? 'any');
+      await ready();
+      return appendInOwnTransaction(stream, events, options?.expectedRevision ?? 'any');
+    },
+
+    async appendWith(client, stream, events, options) {
+      const expected = options?.expectedRevision ?? 'any';
+      checkAppendInput(stream, events, expected);
+      await ready();
+      await client.query('savepoint parley_append');
+      const outcome = await tryAppend(client, stream, events, expected).catch(async (err: unknown) => {
+        await client.query('rollback to savepoint parley_append').catch(() => {});
+        throw err;
+      });
+      if (outcome.kind === 'appended') return outcome.result;
+      await client.query('rollback to savepoint parley_append');
+      if (outcome.kind === 'order_conflict') throw new AppendOrderConflictError(stream);
+      return resolveRefusal(client, stream, events, expected);
+    },
+
+    notifyAppended: () => wakeups.appended(),
+
+    async *readStream(stream, options: ReadStreamOptions = {}) {
+      await ready();
+      const direction = options.direction ?? 'forwards';
+      let remaining = Math.floor(options.maxCount ?? Number.POSITIVE_INFINITY);
+      let from = options.fromRevision;
+      while (remaining > 0) {
+        const pageSize = Math.min(remaining, 500);
+        const rows = await readStreamRows(pool, stream, from, direction, pageSize);
+        for (const row of rows) yield toRecordedEvent(row, upcast);
+        const last = rows.at(-1);
+        if (!last || rows.length < pageSize) return;
+        remaining -= rows.length;
+        from = BigInt(last.stream_revision) + (direction === 'forwards' ? 1n : -1n);
+        if (from < 0n) return;
+      }
+    },
+
+    async readAll(options) {
+      await ready();
+      return (await readAllRows(pool, options)).map((row) => toRecordedEvent(row, upcast));
+    },
+
+    subscribeAll(options) {
+      // Listening starts with the first subscription, not its first read, so
+      // that no wake-up between the two is missed.
+      wakeups.listen();
+      return subscribeAll({ readBatch, wakeups, pollIntervalMs, closing: closing.signal }, options);
+    },
+
+    async head() {
+      await ready();
+      return readHead(pool);
+    },
+
+    async countAfter(after, eventTypes, cap) {
+      await ready();
+      return countRowsAfter(pool, after, eventTypes, cap);
+    },
+
+    async close() {
+      closing.abort();
+      await wakeups.close();
+    },
+  };
+}

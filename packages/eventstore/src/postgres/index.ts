@@ -1,0 +1,7 @@
+export { AppendOrderConflictError } from './append.js';
+export { assertLogNotAhead, LogAheadOfClusterError } from './assertLogNotAhead.js';
+export {
+  createPostgresEventStore,
+  type PostgresEventStore,
+  type PostgresEventStoreOptions,
+} from './createPostgresEventStore.js';

@@ -1,0 +1,148 @@
+import type { PoolClient } from '@parley/platform';
+import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventStoreMigrations } from '../migrations.js';
+import { makeEvents, readAllOf, sleep, uniqueName, uniqueType } from '../testing/helpers.js';
+import { type AppendStep, checkConcurrentAppendsReadOnce } from '../testing/logProperty.js';
+import { comparePositions, type EventToAppend, type ExpectedRevision, type Position } from '../types.js';
+import { AppendOrderConflictError } from './append.js';
+import { createPostgresEventStore, type PostgresEventStore } from './createPostgresEventStore.js';
+
+let db: TestDatabase;
+let store: PostgresEventStore;
+
+beforeAll(async () => {
+  db = await createTestDatabase([eventStoreMigrations], { poolMax: 24 });
+  store = createPostgresEventStore({ pool: db.pool, connectionString: db.url, pollIntervalMs: 100 });
+});
+afterAll(async () => {
+  await store.close();
+  await db.close();
+});
+
+/** A transaction held open by the test: begin now, append, commit when told. */
+async function openTransaction(options: { takeIdFirst?: boolean } = {}) {
+  const client: PoolClient = await db.pool.connect();
+  let open = true;
+  await client.query('begin');
+  // Assigns this transaction its id now, before any later transaction's.
+  if (options.takeIdFirst) await client.query('select pg_current_xact_id()');
+  return {
+    append: (stream: string, events: EventToAppend[], expectedRevision: ExpectedRevision = 'any') =>
+      store.appendWith(client, stream, events, { expectedRevision }),
+    async end(how: 'commit' | 'rollback') {
+      if (!open) return;
+      open = false;
+      try {
+        await client.query(how);
+        if (how === 'commit') store.notifyAppended();
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
+
+const ids = (events: readonly { eventId: string }[]) => events.map((e) => e.eventId);
+
+describe('a transaction that commits late', () => {
+  it('is read after the reader passed later positions, not skipped', async () => {
+    const type = uniqueType('Late');
+    const early = await openTransaction({ takeIdFirst: true });
+    const slow = await openTransaction();
+    const slowEvents = makeEvents(3, type);
+    const slowResult = await slow.append(uniqueName('slow'), slowEvents); // takes its positions first
+    const fastEvents = makeEvents(3, type);
+    await early.append(uniqueName('fast'), fastEvents); // later positions, older transaction
+    await early.end('commit');
+
+    const firstRead = await readAllOf(store, { eventTypes: [type], expected: 3 });
+    expect(ids(firstRead)).toEqual(ids(fastEvents));
+    const checkpoint: Position = firstRead.at(-1)!.position;
+    // A reader checkpointing on the sequence alone would now skip the slow events.
+    expect(slowResult.position.prepare).toBeLessThan(checkpoint.prepare);
+    expect(await store.readAll({ after: checkpoint, maxCount: 10, eventTypes: [type] })).toEqual([]);
+
+    await slow.end('commit');
+    const afterCommit = await readAllOf(store, { after: checkpoint, eventTypes: [type], expected: 3 });
+    expect(ids(afterCommit)).toEqual(ids(slowEvents));
+  });
+
+  it('holds back later transactions until it commits, then comes first', async () => {
+    const type = uniqueType('Held');
+    const slow = await openTransaction({ takeIdFirst: true });
+    const slowEvents = makeEvents(2, type);
+    const fastEvents = makeEvents(2, type);
+    await store.append(uniqueName('fast'), fastEvents);
+    await slow.append(uniqueName('slow'), slowEvents);
+    await sleep(150);
+    expect(await store.readAll({ maxCount: 10, eventTypes: [type] })).toEqual([]);
+    expect(await store.countAfter(undefined, [type], 10)).toBe(0);
+
+    await slow.end('commit');
+    const read = await readAllOf(store, { eventTypes: [type], expected: 4 });
+    expect(ids(read)).toEqual([...ids(slowEvents), ...ids(fastEvents)]);
+  });
+
+  it('a rolled-back transaction leaves no trace and releases the readers', async () => {
+    const type = uniqueType('RolledBack');
+    const slow = await openTransaction({ takeIdFirst: true });
+    await slow.append(uniqueName('slow'), makeEvents(2, type));
+    const fastEvents = makeEvents(1, type);
+    await store.append(uniqueName('fast'), fastEvents);
+    await slow.end('rollback');
+    expect(ids(await readAllOf(store, { eventTypes: [type], expected: 1 }))).toEqual(ids(fastEvents));
+  });
+});
+
+describe('per-stream order in the log', () => {
+  it('refuses an append whose transaction predates the stream’s last one, and the retry lands in order', async () => {
+    const type = uniqueType('Ordered');
+    const stream = uniqueName('ordered');
+    const old = await openTransaction({ takeIdFirst: true });
+    const first = makeEvents(1, type);
+    await store.append(stream, first);
+    const second = makeEvents(1, type);
+    await expect(old.append(stream, second)).rejects.toBeInstanceOf(AppendOrderConflictError);
+    await old.end('commit'); // still usable: the refusal rolled back to its savepoint
+
+    const retry = await openTransaction();
+    const result = await retry.append(stream, second);
+    await retry.end('commit');
+    expect(result.nextRevision).toBe(1n);
+    const read = await readAllOf(store, { eventTypes: [type], expected: 2 });
+    expect(ids(read)).toEqual([...ids(first), ...ids(second)]);
+    expect(comparePositions(read[0]!.position, read[1]!.position)).toBe(-1);
+  });
+});
+
+/**
+ * Variants 0-5 append in their own short transaction; 6-7 hold their
+ * transaction open a while after appending; 8-9 take their transaction id
+ * first, wait, append, wait, then commit (a slow transaction that commits last).
+ */
+async function appendMaybeSlowly(step: AppendStep): Promise<void> {
+  if (step.variant < 6) {
+    await store.append(step.stream, step.events, { expectedRevision: step.expectedRevision });
+    return;
+  }
+  for (;;) {
+    const tx = await openTransaction({ takeIdFirst: step.variant >= 8 });
+    try {
+      if (step.variant >= 8) await sleep(step.variant * 2);
+      await tx.append(step.stream, step.events, step.expectedRevision);
+      await sleep(step.variant * 3);
+      await tx.end('commit');
+      return;
+    } catch (err) {
+      await tx.end('rollback');
+      if (!(err instanceof AppendOrderConflictError)) throw err;
+    }
+  }
+}
+
+describe('the log under concurrent appends with slow transactions', () => {
+  it('every acknowledged event is read exactly once, each stream in order', async () => {
+    await checkConcurrentAppendsReadOnce({ store, append: appendMaybeSlowly, numRuns: 25 });
+  }, 90_000);
+});
