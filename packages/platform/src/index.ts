@@ -11,6 +11,7 @@ export {
 export {
   type EmbeddedPostgresHandle,
   type EmbeddedPostgresOptions,
+  findRunningEmbeddedPostgres,
   freePort,
   startEmbeddedPostgres,
 } from './embeddedPostgres.js';

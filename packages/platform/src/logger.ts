@@ -6,6 +6,8 @@ export interface LoggerSettings {
   level: string;
   format?: 'auto' | 'pretty' | 'json';
   name?: string;
+  /** File descriptor to write to: 1 (stdout, servers) or 2 (stderr, CLI commands whose stdout is data). */
+  fd?: 1 | 2;
 }
 
 /**
@@ -26,8 +28,9 @@ export const redactedPaths = [
 ];
 
 export function createLogger(settings: LoggerSettings): Logger {
-  const pretty =
-    settings.format === 'pretty' || (settings.format !== 'json' && process.stdout.isTTY === true);
+  const fd = settings.fd ?? 1;
+  const tty = fd === 1 ? process.stdout.isTTY : process.stderr.isTTY;
+  const pretty = settings.format === 'pretty' || (settings.format !== 'json' && tty === true);
   const options: LoggerOptions = {
     level: settings.level,
     redact: { paths: redactedPaths, censor: '[redacted]' },
@@ -36,10 +39,13 @@ export function createLogger(settings: LoggerSettings): Logger {
   if (pretty) {
     return pino({
       ...options,
-      transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } },
+      transport: {
+        target: 'pino-pretty',
+        options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', destination: fd, ignore: 'pid,hostname' },
+      },
     });
   }
-  return pino(options);
+  return pino(options, pino.destination({ fd, sync: false }));
 }
 
 /** A logger that writes nothing, for tests and library defaults. */

@@ -59,7 +59,7 @@ async function appliedMigrations(client: Pool | PoolClient): Promise<Map<string,
 }
 
 function verify(
-  sets: MigrationSet[],
+  sets: readonly MigrationSet[],
   applied: Map<string, string>,
 ): Array<{ set: string; migration: Migration }> {
   const pending: Array<{ set: string; migration: Migration }> = [];
@@ -79,7 +79,7 @@ function verify(
 }
 
 /** Migrations not yet applied (for /readyz and `parley migrate --status`). */
-export async function pendingMigrations(pool: Pool, sets: MigrationSet[]): Promise<string[]> {
+export async function pendingMigrations(pool: Pool, sets: readonly MigrationSet[]): Promise<string[]> {
   return verify(sets, await appliedMigrations(pool)).map((p) => `${p.set}/${p.migration.id}`);
 }
 
@@ -87,7 +87,7 @@ export async function pendingMigrations(pool: Pool, sets: MigrationSet[]): Promi
  * Applies every pending migration in one transaction under an advisory lock,
  * so that several processes starting at once migrate exactly once.
  */
-export async function migrate(pool: Pool, sets: MigrationSet[]): Promise<string[]> {
+export async function migrate(pool: Pool, sets: readonly MigrationSet[]): Promise<string[]> {
   const client = await pool.connect();
   try {
     await client.query('begin');

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
+import './context.js';
 import { createPool, type Pool } from '../db.js';
 import { type MigrationSet, migrate } from '../migrations.js';
 

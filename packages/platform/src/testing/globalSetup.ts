@@ -1,13 +1,7 @@
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import './context.js';
 import { ensureTestPostgres, type TestPostgres } from './postgres.js';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    pgAdminUrl: string;
-    testRunId: string;
-  }
-}
 
 /**
  * vitest globalSetup: one PostgreSQL for the run (see ensureTestPostgres);
