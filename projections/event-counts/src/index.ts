@@ -1,0 +1,2 @@
+export { type EventCount, eventCounts } from './eventCounts.js';
+export { type EventCountRow, eventCountsProjection, NO_PROJECT } from './eventCountsProjection.js';

@@ -1,0 +1,169 @@
+import { comparePositions, type Position, type RecordedEvent } from '@parley/eventstore';
+import type { PoolClient } from '@parley/platform';
+import { physicalTable } from './ddl.js';
+import type { CompiledTable, Projection, Row } from './defineProjection.js';
+import { CheckpointConflictError, isDataError, ProjectionHandlerError } from './errors.js';
+import {
+  foldBatch,
+  jsonReplacer,
+  keyString,
+  type LoadedRow,
+  type LoadedRows,
+  type PlannedTable,
+  planBatch,
+  type TableChanges,
+} from './fold.js';
+
+export interface ApplyTarget {
+  readonly generation: number;
+  /** The status the generation must still have: a swap retires a live one under its writer's feet. */
+  readonly status: 'live' | 'building';
+  /** The checkpoint this batch was read after. */
+  readonly checkpoint: Position;
+}
+
+export interface ApplyResult {
+  readonly checkpoint: Position;
+  /** Events folded (after the checkpoint, of the projection's types). */
+  readonly applied: number;
+  readonly upserted: number;
+  readonly deleted: number;
+}
+
+/**
+ * Applies one batch inside the caller's open transaction on `client`:
+ * compare-and-set of the checkpoint first (so a second writer waits on the
+ * registry row and then fails, before doing any work), then one load query,
+ * one upsert and one delete per table. Throws CheckpointConflictError or
+ * ProjectionHandlerError; the caller rolls back.
+ */
+export async function applyBatch(
+  client: PoolClient,
+  projection: Projection,
+  target: ApplyTarget,
+  events: readonly RecordedEvent[],
+): Promise<ApplyResult> {
+  const plan = planBatch(projection, events, target.checkpoint);
+  const unchanged = { checkpoint: target.checkpoint, applied: 0, upserted: 0, deleted: 0 };
+  if (comparePositions(plan.checkpoint, target.checkpoint) === 0) return unchanged;
+
+  const last = plan.events.at(-1);
+  const cas = await client.query(
+    `update projection_generations
+        set checkpoint_commit = $3::bigint, checkpoint_prepare = $4::bigint,
+            events_processed = events_processed + $5::bigint,
+            last_event_recorded_at = coalesce($6::timestamptz, last_event_recorded_at),
+            error = null, error_event_id = null, error_event_type = null, failed_at = null,
+            updated_at = now()
+      where name = $1 and generation = $2 and status = $7
+        and checkpoint_commit = $8::bigint and checkpoint_prepare = $9::bigint`,
+    [
+      projection.name,
+      target.generation,
+      plan.checkpoint.commit.toString(),
+      plan.checkpoint.prepare.toString(),
+      plan.events.length,
+      last?.recordedAt ?? null,
+      target.status,
+      target.checkpoint.commit.toString(),
+      target.checkpoint.prepare.toString(),
+    ],
+  );
+  if (cas.rowCount !== 1) throw new CheckpointConflictError(projection.name, target.generation);
+  if (plan.events.length === 0) return { ...unchanged, checkpoint: plan.checkpoint };
+
+  const loaded: LoadedRows[] = [];
+  for (const planned of plan.tables) {
+    loaded.push(await guard(projection, planned.table, () => loadRows(client, planned, target.generation)));
+  }
+  const changes = foldBatch(projection, plan, loaded);
+  let upserted = 0;
+  let deleted = 0;
+  for (const change of changes) {
+    await guard(projection, change.table, () => writeChanges(client, change, target.generation));
+    upserted += change.upserts.length;
+    deleted += change.deletes.length;
+  }
+  return { checkpoint: plan.checkpoint, applied: plan.events.length, upserted, deleted };
+}
+
+async function guard<T>(projection: Projection, table: CompiledTable, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (isDataError(err))
+      throw new ProjectionHandlerError(projection.name, table.logical, 'write', undefined, err);
+    throw err;
+  }
+}
+
+const q = (ident: string): string => `"${ident}"`;
+
+const recordsetColumns = (table: CompiledTable, names: readonly string[]): string =>
+  names.map((n) => `${q(n)} ${table.columns.find((c) => c.name === n)?.type ?? 'text'}`).join(', ');
+
+/**
+ * One query for every key of the batch: each handler key comes back with its
+ * canonical form (as PostgreSQL parsed it: 'ABC…' and 'abc…' are the same
+ * uuid) and the row, if any, so that equal keys fold into one row.
+ */
+async function loadRows(client: PoolClient, planned: PlannedTable, generation: number): Promise<LoadedRows> {
+  const { table } = planned;
+  const canonical = new Map<string, string>();
+  const rows = new Map<string, LoadedRow>();
+  if (planned.keys.size === 0) return { canonical, rows };
+  const handlerKeys = [...planned.keys.keys()];
+  const input = [...planned.keys.values()].map((key, i) => ({ ...key, __k: i }));
+  const pk = table.primaryKey;
+  const sql = `select k.__k, ${pk.map((c, i) => `k.${q(c)} as __p${i}`).join(', ')},
+      ${table.columns.map((c) => `t.${q(c.name)}`).join(', ')}
+    from jsonb_to_recordset($1::jsonb) as k(__k integer, ${recordsetColumns(table, pk)})
+    left join ${q(physicalTable(table.logical, generation))} t on ${pk.map((c) => `t.${q(c)} = k.${q(c)}`).join(' and ')}`;
+  const result = await client.query<Row & { __k: number }>(sql, [JSON.stringify(input, jsonReplacer)]);
+  for (const r of result.rows) {
+    const handlerKey = handlerKeys[r.__k];
+    if (handlerKey === undefined) continue;
+    const key: Row = {};
+    pk.forEach((c, i) => {
+      key[c] = r[`__p${i}`];
+    });
+    const canon = keyString(table, key);
+    canonical.set(handlerKey, canon);
+    if (rows.has(canon)) continue;
+    const found = r[pk[0] as string] !== null;
+    let row: Row | undefined;
+    if (found) {
+      row = {};
+      for (const c of table.columns) row[c.name] = r[c.name];
+    }
+    rows.set(canon, { key, row });
+  }
+  return { canonical, rows };
+}
+
+async function writeChanges(client: PoolClient, change: TableChanges, generation: number): Promise<void> {
+  const { table } = change;
+  const physical = q(physicalTable(table.logical, generation));
+  const pk = table.primaryKey;
+  if (change.upserts.length > 0) {
+    const names = table.columns.map((c) => c.name);
+    const rest = names.filter((n) => !pk.includes(n));
+    const onConflict =
+      rest.length === 0
+        ? 'do nothing'
+        : `do update set ${rest.map((n) => `${q(n)} = excluded.${q(n)}`).join(', ')}`;
+    await client.query(
+      `insert into ${physical} (${names.map(q).join(', ')})
+       select ${names.map(q).join(', ')} from jsonb_to_recordset($1::jsonb) as r(${recordsetColumns(table, names)})
+       on conflict (${pk.map(q).join(', ')}) ${onConflict}`,
+      [JSON.stringify(change.upserts, jsonReplacer)],
+    );
+  }
+  if (change.deletes.length > 0) {
+    await client.query(
+      `delete from ${physical} t using jsonb_to_recordset($1::jsonb) as k(${recordsetColumns(table, pk)})
+        where ${pk.map((c) => `t.${q(c)} = k.${q(c)}`).join(' and ')}`,
+      [JSON.stringify(change.deletes, jsonReplacer)],
+    );
+  }
+}

@@ -1,0 +1,153 @@
+import type { RecordedEvent } from '@parley/eventstore';
+import { type ColumnSpec, type ColumnValue, columnNullable, columnType, columnTypes } from './columnTypes.js';
+import { ddlHash } from './ddl.js';
+
+export interface IndexSpec<Column extends string = string> {
+  readonly columns: readonly Column[];
+  readonly unique?: boolean;
+}
+
+/** One read-model table: columns in order, primary key, extra indexes. */
+export interface TableSpec<
+  Columns extends Record<string, ColumnSpec> = Record<string, ColumnSpec>,
+  Key extends keyof Columns & string = keyof Columns & string,
+> {
+  readonly columns: Columns;
+  readonly primaryKey: readonly Key[];
+  readonly indexes?: readonly IndexSpec<keyof Columns & string>[];
+}
+
+export type RowOf<T extends TableSpec> = {
+  -readonly [C in keyof T['columns']]: ColumnValue<T['columns'][C]>;
+};
+export type KeyOf<T extends TableSpec> = Pick<RowOf<T>, T['primaryKey'][number]>;
+
+/**
+ * Pure functions, no I/O: the runner loads the rows, calls these in log
+ * order, and writes the result. `keys` names the rows an event touches (none
+ * for an event the table ignores); `evolve` returns the row's next state, or
+ * undefined to delete it (or leave it absent). Primary-key columns of the
+ * returned row are ignored: the key is authoritative.
+ */
+export interface TableHandlers<Row, Key> {
+  keys(event: RecordedEvent): readonly Key[];
+  evolve(row: Row | undefined, event: RecordedEvent, key: Key): Row | undefined;
+}
+
+export type HandlersOf<Tables extends Record<string, TableSpec>> = {
+  readonly [N in keyof Tables]: TableHandlers<RowOf<Tables[N]>, KeyOf<Tables[N]>>;
+};
+
+export interface ProjectionDefinition<Tables extends Record<string, TableSpec>> {
+  /** Stable identity in the registry: lowercase letters, digits, `-`, `_`. */
+  readonly name: string;
+  /** Bump when handlers or tables change meaning; a new version goes live through a rebuild. */
+  readonly version: number;
+  /** The event types the handlers read. Omitted: all. */
+  readonly eventTypes?: readonly string[];
+  /** Logical table name → spec; readers query a view of that name. */
+  readonly tables: Tables;
+  readonly handlers: HandlersOf<Tables>;
+}
+
+export interface CompiledColumn {
+  readonly name: string;
+  readonly type: string;
+  readonly nullable: boolean;
+}
+
+export type Row = Record<string, unknown>;
+
+/** A table as the runner sees it: types erased, order fixed. */
+export interface CompiledTable {
+  readonly logical: string;
+  readonly columns: readonly CompiledColumn[];
+  readonly primaryKey: readonly string[];
+  readonly indexes: readonly IndexSpec[];
+  readonly handlers: TableHandlers<Row, Row>;
+}
+
+export interface Projection<Tables extends Record<string, TableSpec> = Record<string, TableSpec>> {
+  readonly name: string;
+  readonly version: number;
+  readonly eventTypes: readonly string[] | undefined;
+  readonly tables: Tables;
+  /** Hash of the tables' definitions; a change without a version bump is refused. */
+  readonly ddlHash: string;
+  readonly compiled: readonly CompiledTable[];
+}
+
+const NAME = /^[a-z][a-z0-9_-]{0,62}$/;
+const IDENT = /^[a-z][a-z0-9_]*$/;
+// Leaves room for `_g<generation>_i<n>` and `_pkey` within PostgreSQL's 63 bytes.
+const MAX_TABLE_NAME = 44;
+
+export class ProjectionDefinitionError extends Error {
+  override readonly name = 'ProjectionDefinitionError';
+}
+
+export function defineProjection<const Tables extends Record<string, TableSpec>>(
+  definition: ProjectionDefinition<Tables>,
+): Projection<Tables> {
+  const { name, version, eventTypes, tables } = definition;
+  const fail = (msg: string): never => {
+    throw new ProjectionDefinitionError(`projection ${JSON.stringify(name)}: ${msg}`);
+  };
+  if (!NAME.test(name)) fail('name must match /^[a-z][a-z0-9_-]*$/ (at most 63 characters)');
+  if (!Number.isSafeInteger(version) || version < 1) fail('version must be a positive integer');
+  if (eventTypes !== undefined && eventTypes.length === 0) {
+    fail('eventTypes must list at least one type (omit it for all types)');
+  }
+  const handlers = definition.handlers as unknown as Record<string, TableHandlers<Row, Row> | undefined>;
+  const compiled: CompiledTable[] = [];
+  for (const [logical, spec] of Object.entries(tables as Record<string, TableSpec>)) {
+    if (!IDENT.test(logical) || logical.length > MAX_TABLE_NAME) {
+      fail(`table name ${logical} must match /^[a-z][a-z0-9_]*$/, at most ${MAX_TABLE_NAME} characters`);
+    }
+    const columns: CompiledColumn[] = [];
+    for (const [column, columnSpec] of Object.entries(spec.columns)) {
+      if (!IDENT.test(column) || column.length > 63) fail(`${logical}.${column}: bad column name`);
+      const type = columnType(columnSpec);
+      if (!columnTypes.includes(type)) fail(`${logical}.${column}: unsupported type ${type}`);
+      columns.push({ name: column, type, nullable: columnNullable(columnSpec) });
+    }
+    const names = new Set(columns.map((c) => c.name));
+    if (spec.primaryKey.length === 0) fail(`${logical}: primaryKey must name at least one column`);
+    if (new Set(spec.primaryKey).size !== spec.primaryKey.length)
+      fail(`${logical}: repeated primaryKey column`);
+    for (const column of spec.primaryKey) {
+      if (!names.has(column)) fail(`${logical}: primaryKey column ${column} is not a column`);
+      if (columns.find((c) => c.name === column)?.nullable)
+        fail(`${logical}: key column ${column} is nullable`);
+    }
+    for (const index of spec.indexes ?? []) {
+      if (index.columns.length === 0) fail(`${logical}: an index must name at least one column`);
+      for (const column of index.columns) {
+        if (!names.has(column)) fail(`${logical}: index column ${column} is not a column`);
+      }
+    }
+    const tableHandlers = handlers[logical];
+    if (typeof tableHandlers?.keys !== 'function' || typeof tableHandlers.evolve !== 'function') {
+      fail(`${logical}: handlers.${logical} needs keys and evolve`);
+    }
+    compiled.push({
+      logical,
+      columns,
+      primaryKey: [...spec.primaryKey],
+      indexes: (spec.indexes ?? []).map((i) => ({ columns: [...i.columns], unique: i.unique === true })),
+      handlers: tableHandlers as TableHandlers<Row, Row>,
+    });
+  }
+  if (compiled.length === 0) fail('tables must define at least one table');
+  for (const key of Object.keys(handlers)) {
+    if (!compiled.some((t) => t.logical === key)) fail(`handlers.${key} has no table`);
+  }
+  return {
+    name,
+    version,
+    eventTypes: eventTypes === undefined ? undefined : [...eventTypes],
+    tables,
+    ddlHash: ddlHash(compiled),
+    compiled,
+  };
+}

@@ -1,0 +1,200 @@
+import { comparePositions, type Position, type RecordedEvent } from '@parley/eventstore';
+import type { CompiledTable, Projection, Row } from './defineProjection.js';
+import { ProjectionHandlerError } from './errors.js';
+
+/**
+ * The pure half of a batch: which rows the events touch (planBatch), then
+ * their next states, folded in log order over the rows loaded for those keys
+ * (foldBatch). The runner does the loading and writing around these.
+ */
+
+/** A value as it is compared and serialised: Dates as ISO text, bigints as decimal text. */
+export function normalizeValue(value: unknown): unknown {
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'bigint') return value.toString();
+  return value;
+}
+
+export const jsonReplacer = (_key: string, value: unknown): unknown =>
+  typeof value === 'bigint' ? value.toString() : value;
+
+export function keyString(table: CompiledTable, key: Row): string {
+  return JSON.stringify(
+    table.primaryKey.map((c) => normalizeValue(key[c])),
+    jsonReplacer,
+  );
+}
+
+function encodeRow(table: CompiledTable, row: Row): string {
+  return JSON.stringify(
+    table.columns.map((c) => normalizeValue(row[c.name] ?? null)),
+    jsonReplacer,
+  );
+}
+
+export interface PlannedTable {
+  readonly table: CompiledTable;
+  /** Handler key string → the key (primary-key columns only), first form seen. */
+  readonly keys: Map<string, Row>;
+  /** Per planned event (same index as BatchPlan.events): the key strings it touches. */
+  readonly perEvent: (readonly string[])[];
+}
+
+export interface BatchPlan {
+  /** The events to fold, in log order: after the checkpoint, of the projection's types. */
+  readonly events: readonly RecordedEvent[];
+  /** Where the checkpoint moves: the last event read, even one of a type the projection ignores. */
+  readonly checkpoint: Position;
+  readonly tables: readonly PlannedTable[];
+}
+
+export function planBatch(
+  projection: Projection,
+  batch: readonly RecordedEvent[],
+  after: Position,
+): BatchPlan {
+  const types = projection.eventTypes ? new Set(projection.eventTypes) : undefined;
+  const tables: PlannedTable[] = projection.compiled.map((table) => ({
+    table,
+    keys: new Map(),
+    perEvent: [],
+  }));
+  const events: RecordedEvent[] = [];
+  let checkpoint = after;
+  for (const event of batch) {
+    // At or before the checkpoint means already applied: a replay never applies twice.
+    if (comparePositions(event.position, checkpoint) <= 0) continue;
+    checkpoint = event.position;
+    if (types && !types.has(event.type)) continue;
+    events.push(event);
+    for (const planned of tables) planned.perEvent.push(keysOf(projection.name, planned, event));
+  }
+  return { events, checkpoint, tables };
+}
+
+function keysOf(projection: string, planned: PlannedTable, event: RecordedEvent): string[] {
+  const { table } = planned;
+  let keys: readonly Row[];
+  try {
+    keys = table.handlers.keys(event);
+    if (!Array.isArray(keys)) throw new TypeError('keys() must return an array');
+  } catch (err) {
+    throw new ProjectionHandlerError(projection, table.logical, 'keys', event, err);
+  }
+  const strings: string[] = [];
+  for (const key of keys) {
+    const picked: Row = {};
+    for (const column of table.primaryKey) {
+      const value = key[column];
+      if (value === undefined || value === null) {
+        const err = new TypeError(`key column ${column} is ${String(value)}`);
+        throw new ProjectionHandlerError(projection, table.logical, 'keys', event, err);
+      }
+      picked[column] = value;
+    }
+    const s = keyString(table, picked);
+    if (strings.includes(s)) continue;
+    strings.push(s);
+    if (!planned.keys.has(s)) planned.keys.set(s, picked);
+  }
+  return strings;
+}
+
+export interface LoadedRow {
+  /** The key as the table holds it (canonical: what PostgreSQL made of the handler's key). */
+  readonly key: Row;
+  readonly row: Row | undefined;
+}
+
+export interface LoadedRows {
+  /** Handler key string → canonical key string. Missing: the handler's own form is canonical. */
+  readonly canonical: ReadonlyMap<string, string>;
+  /** Canonical key string → key and current row. */
+  readonly rows: ReadonlyMap<string, LoadedRow>;
+}
+
+export interface TableChanges {
+  readonly table: CompiledTable;
+  /** Complete rows, key columns taken from the key. */
+  readonly upserts: Row[];
+  /** Keys of rows to delete. */
+  readonly deletes: Row[];
+}
+
+interface Slot {
+  key: Row;
+  row: Row | undefined;
+  initial: string | undefined;
+  lastEvent: RecordedEvent;
+}
+
+export function foldBatch(
+  projection: Projection,
+  plan: BatchPlan,
+  loaded: readonly LoadedRows[],
+): TableChanges[] {
+  return plan.tables.map((planned, t) => {
+    const { table } = planned;
+    const current = loaded[t];
+    const slots = new Map<string, Slot>();
+    plan.events.forEach((event, e) => {
+      const seen = new Set<string>();
+      for (const handlerKey of planned.perEvent[e] ?? []) {
+        const canonical = current?.canonical.get(handlerKey) ?? handlerKey;
+        if (seen.has(canonical)) continue;
+        seen.add(canonical);
+        let slot = slots.get(canonical);
+        if (!slot) {
+          const found = current?.rows.get(canonical);
+          const key = found?.key ?? planned.keys.get(handlerKey) ?? {};
+          const row = found?.row;
+          slot = { key, row, initial: row && encodeRow(table, row), lastEvent: event };
+          slots.set(canonical, slot);
+        }
+        try {
+          // null reads as undefined: both mean "no row".
+          slot.row = table.handlers.evolve(slot.row, event, slot.key) ?? undefined;
+        } catch (err) {
+          throw new ProjectionHandlerError(projection.name, table.logical, 'evolve', event, err);
+        }
+        slot.lastEvent = event;
+      }
+    });
+    const changes: TableChanges = { table, upserts: [], deletes: [] };
+    for (const slot of slots.values()) {
+      if (slot.row === undefined) {
+        if (slot.initial !== undefined) changes.deletes.push(slot.key);
+        continue;
+      }
+      const out = completeRow(projection.name, table, slot);
+      if (encodeRow(table, out) !== slot.initial) changes.upserts.push(out);
+    }
+    return changes;
+  });
+}
+
+function completeRow(projection: string, table: CompiledTable, slot: Slot): Row {
+  const row = slot.row ?? {};
+  if (typeof row !== 'object') {
+    const err = new TypeError('evolve() must return a row object or undefined');
+    throw new ProjectionHandlerError(projection, table.logical, 'row', slot.lastEvent, err);
+  }
+  const out: Row = {};
+  for (const column of table.columns) {
+    const value = table.primaryKey.includes(column.name) ? slot.key[column.name] : row[column.name];
+    if (value === undefined || value === null) {
+      if (!column.nullable) {
+        const err = new TypeError(`column ${column.name} is ${String(value)} but not nullable`);
+        throw new ProjectionHandlerError(projection, table.logical, 'row', slot.lastEvent, err);
+      }
+      out[column.name] = null;
+      continue;
+    }
+    if (typeof value === 'number' && !Number.isFinite(value)) {
+      const err = new TypeError(`column ${column.name} is ${value}`);
+      throw new ProjectionHandlerError(projection, table.logical, 'row', slot.lastEvent, err);
+    }
+    out[column.name] = value;
+  }
+  return out;
+}

@@ -1,0 +1,175 @@
+import type { EventStore, Position } from '@parley/eventstore';
+import { type Logger, type Pool, withTransaction } from '@parley/platform';
+import { applyBatch } from './applyBatch.js';
+import type { Projection } from './defineProjection.js';
+import { ensureProjection } from './ensureProjection.js';
+import { CheckpointConflictError, ProjectionHandlerError } from './errors.js';
+import type { Lease, LockHolder } from './lockHolder.js';
+import {
+  generationStatus,
+  matchesDefinition,
+  readGeneration,
+  readRegistry,
+  recordFailure,
+  writerLockKey,
+} from './registry.js';
+import type { Waker } from './waker.js';
+
+export interface BatchApplied {
+  readonly projection: string;
+  readonly generation: number;
+  /** Events folded (of the projection's types). */
+  readonly events: number;
+  readonly checkpoint: Position;
+  readonly durationMs: number;
+}
+
+export interface LoopContext {
+  readonly pool: Pool;
+  readonly store: EventStore;
+  readonly logger: Logger;
+  readonly batchSize: number;
+  readonly pollIntervalMs: number;
+  /** How often a loop that cannot run (lock held elsewhere, rebuild required, failed) looks again. */
+  readonly idleCheckMs: number;
+  readonly backoff: { readonly initialMs: number; readonly maxMs: number };
+  readonly locks: LockHolder;
+  readonly waker: Waker;
+  readonly onBatchApplied: ((batch: BatchApplied) => void) | undefined;
+  stopping(): boolean;
+  /** Resolves after ms, or at once when the runner stops. */
+  sleep(ms: number): Promise<void>;
+}
+
+/**
+ * One projection in one runner: find the live generation, take its writer
+ * lock, write it until it stops being live (a rebuild swapped) or the runner
+ * stops; then start over. A definition that differs from the live
+ * generation's waits for a rebuild instead of writing old tables with new
+ * handlers.
+ */
+export async function runProjectionLoop(ctx: LoopContext, projection: Projection): Promise<void> {
+  const { name } = projection;
+  const log = ctx.logger.child({ projection: name });
+  let warnedMismatch = false;
+  let backoff = ctx.backoff.initialMs;
+  while (!ctx.stopping()) {
+    try {
+      const registered = await readRegistry(ctx.pool, name);
+      if (!registered) {
+        await ensureProjection(ctx.pool, projection, { logger: log });
+        continue;
+      }
+      const generation = registered.liveGeneration;
+      if (!matchesDefinition(registered, projection)) {
+        if (!warnedMismatch) {
+          log.warn(
+            { generation, registeredVersion: registered.version, codeVersion: projection.version },
+            'definition differs from the live generation; waiting for a rebuild to go live',
+          );
+          warnedMismatch = true;
+        }
+        await ctx.sleep(ctx.idleCheckMs);
+        continue;
+      }
+      warnedMismatch = false;
+      const lease = await ctx.locks.tryLock(writerLockKey(name, generation));
+      if (!lease) {
+        await ctx.sleep(ctx.idleCheckMs);
+        continue;
+      }
+      try {
+        log.info({ generation }, 'writing projection');
+        await runGeneration(ctx, projection, generation, lease, log);
+      } finally {
+        await lease.release();
+      }
+      backoff = ctx.backoff.initialMs;
+    } catch (err) {
+      log.warn({ err }, 'projection loop failed; retrying');
+      await ctx.sleep(backoff);
+      backoff = Math.min(backoff * 2, ctx.backoff.maxMs);
+    }
+  }
+}
+
+async function runGeneration(
+  ctx: LoopContext,
+  projection: Projection,
+  generation: number,
+  lease: Lease,
+  log: Logger,
+): Promise<void> {
+  const { name } = projection;
+  const start = await readGeneration(ctx.pool, name, generation);
+  if (start?.status !== 'live') return;
+  let checkpoint = start.checkpoint;
+  let backoff = ctx.backoff.initialMs;
+  let failed = false;
+  const stillLive = async () => (await generationStatus(ctx.pool, name, generation)) === 'live';
+  const readOptions = {
+    maxCount: ctx.batchSize,
+    ...(projection.eventTypes ? { eventTypes: projection.eventTypes } : {}),
+  };
+
+  while (!ctx.stopping() && !lease.lost) {
+    if (failed) {
+      // Stopped on a poison event: retrying gives the same error (handlers are
+      // pure). Only a restart (new code) or a swap to another generation moves on.
+      await ctx.sleep(ctx.idleCheckMs);
+      if (!(await stillLive())) return;
+      continue;
+    }
+    const seq = ctx.waker.seq;
+    try {
+      const events = await ctx.store.readAll({ ...readOptions, after: checkpoint });
+      if (events.length === 0) {
+        if (!(await stillLive())) return;
+        await ctx.waker.wait(ctx.pollIntervalMs, seq);
+        continue;
+      }
+      const started = performance.now();
+      const target = { generation, status: 'live' as const, checkpoint };
+      const result = await withTransaction(ctx.pool, (client) =>
+        applyBatch(client, projection, target, events),
+      );
+      checkpoint = result.checkpoint;
+      backoff = ctx.backoff.initialMs;
+      const durationMs = performance.now() - started;
+      log.debug(
+        { generation, events: result.applied, upserted: result.upserted, durationMs },
+        'batch applied',
+      );
+      ctx.onBatchApplied?.({ projection: name, generation, events: result.applied, checkpoint, durationMs });
+    } catch (err) {
+      if (err instanceof CheckpointConflictError) {
+        const current = await readGeneration(ctx.pool, name, generation);
+        if (current?.status !== 'live') {
+          log.info({ generation }, 'generation retired by a rebuild; switching to the live one');
+          return;
+        }
+        checkpoint = current.checkpoint;
+        continue;
+      }
+      if (err instanceof ProjectionHandlerError) {
+        log.error(
+          { err, generation, eventId: err.eventId, eventType: err.eventType, table: err.table },
+          'projection handler failed; projection stopped at this event',
+        );
+        await recordFailure(ctx.pool, name, generation, {
+          error: err.message,
+          eventId: err.eventId,
+          eventType: err.eventType,
+        }).catch((e: unknown) => log.warn({ err: e }, 'could not record the failure'));
+        failed = true;
+        continue;
+      }
+      // After a swap the old tables are dropped: a batch still in flight fails
+      // on them. That is a switch, not an error.
+      if ((await generationStatus(ctx.pool, name, generation).catch(() => 'live')) !== 'live') return;
+      log.warn({ err, generation, retryInMs: backoff }, 'projection batch failed; retrying');
+      await ctx.sleep(backoff);
+      backoff = Math.min(backoff * 2, ctx.backoff.maxMs);
+    }
+  }
+}

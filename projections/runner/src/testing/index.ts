@@ -1,0 +1,1 @@
+export { emptyState, type MemoryState, memoryRows, projectInMemory } from './projectInMemory.js';
