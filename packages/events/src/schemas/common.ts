@@ -15,7 +15,44 @@ export const durationMsSchema = z.int().nonnegative();
 export const amountSchema = z.number().nonnegative();
 
 /** Opaque structured JSON (channel metadata, ACTION_SET output, prompts). `__proto__` keys are dropped. */
-export const jsonObjectSchema = z.record(z.string(), z.json());
+/**
+ * Free-form objects refuse a `__proto__` key: zod's record parsing skips that key, so its value
+ * would vanish without an error (and a plain object cannot hold it safely anyway). Refusing it
+ * means no data is lost silently.
+ */
+// Typed as the wrapped schema so that the data's input type stays precise (preprocess would make it
+// `unknown`); only parse and inference are used on these schemas.
+const refuseProtoKey = <T extends z.ZodType>(schema: T): T =>
+  z.preprocess((value, ctx) => {
+    if (
+      typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      Object.hasOwn(value, '__proto__')
+    ) {
+      ctx.addIssue({ code: 'custom', message: 'the key "__proto__" is not allowed' });
+    }
+    return value;
+  }, schema) as unknown as T;
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** Any JSON value (finite numbers only), with the key rule above at every depth. */
+export const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([
+    z.string(),
+    z.number(),
+    z.boolean(),
+    z.null(),
+    z.array(jsonValueSchema),
+    refuseProtoKey(z.record(z.string(), jsonValueSchema)),
+  ]),
+);
+
+export const jsonObjectSchema = refuseProtoKey(z.record(z.string(), jsonValueSchema));
+
+/** Custom string dimensions (name to value), e.g. traceDimensions. */
+export const dimensionsSchema = refuseProtoKey(z.record(z.string().min(1), z.string()));
 
 /**
  * Environments (spec 000 §4.2). The log spells development `dev`, like the session list filter and

@@ -7,6 +7,7 @@ import {
   durationMsSchema,
   environmentSchema,
   idSchema,
+  jsonValueSchema,
   timestampSchema,
 } from './common.js';
 
@@ -88,7 +89,7 @@ const llmCallFields = {
   spanId: idSchema.optional(),
   startedAt: timestampSchema,
   /** Prompt sent and response received, only where the project stores payloads (dataMode=full). */
-  payload: z.object({ prompt: z.json(), response: z.json() }).optional(),
+  payload: z.object({ prompt: jsonValueSchema, response: jsonValueSchema }).optional(),
 };
 
 export const llmCallRecordedSchema = z.object({

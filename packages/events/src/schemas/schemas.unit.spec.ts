@@ -121,6 +121,18 @@ describe('wrong shapes', () => {
     ).toBe(true);
   });
 
+  it('refuses a "__proto__" key at any depth rather than silently dropping its value', () => {
+    const proto = JSON.parse('{"__proto__": "x"}');
+    const nested = JSON.parse('{"a": [{"__proto__": {"b": 1}}]}');
+    rejects('SessionStarted', { traceDimensions: proto });
+    rejects('AgentReplied', { structuredOutput: proto });
+    rejects('TraceEventRecorded', { attributes: nested });
+    rejects('LlmCallRecorded', { payload: { prompt: nested, response: 'ok' } });
+    expect(accepts('SessionStarted', { ...example('SessionStarted'), traceDimensions: { proto: 'x' } })).toBe(
+      true,
+    );
+  });
+
   it('LLM calls: flat v1 counts, negative or fractional tokens, bad status', () => {
     const { usage: _usage, latencyMs: _latency, ...rest } = example('LlmCallRecorded');
     expect(accepts('LlmCallRecorded', { ...rest, ...llmCallRecordedV1Example })).toBe(false);

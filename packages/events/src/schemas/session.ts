@@ -3,6 +3,7 @@ import { defineEvent } from '../defineEvent.js';
 import {
   channelSchema,
   containmentTypeSchema,
+  dimensionsSchema,
   durationMsSchema,
   environmentSchema,
   idSchema,
@@ -44,7 +45,7 @@ export const sessionStartedSchema = z.object({
   /** Conversation or thread key on the channel (spec 001 §2.1), e.g. the canonical HTTP async session_key. */
   externalSessionKey: z.string().min(1).optional(),
   /** Custom session dimensions, name to value (spec 000 §2.2 `traceDimensions`). */
-  traceDimensions: z.record(z.string().min(1), z.string()),
+  traceDimensions: dimensionsSchema,
   /** Playground or test traffic. Absent: not known (the session list shows null). */
   isTest: z.boolean().optional(),
   startedAt: timestampSchema,

@@ -139,10 +139,9 @@ export const eventDataArbitraries: DataArbitraries = {
       channelUserId: shortText,
       callerNumberKey: fc.string({ minLength: 1, maxLength: 128 }),
       externalSessionKey: shortText,
-      traceDimensions: fc.dictionary(shortText, fc.string({ maxLength: 20 }), {
-        maxKeys: 4,
-        noNullPrototype: true,
-      }),
+      traceDimensions: fc
+        .dictionary(shortText, fc.string({ maxLength: 20 }), { maxKeys: 4, noNullPrototype: true })
+        .filter((value) => !Object.hasOwn(value, '__proto__')),
       isTest: fc.boolean(),
       startedAt: timestamp,
     },
