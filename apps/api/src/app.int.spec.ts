@@ -1,0 +1,124 @@
+import { ParleyError, ping, silentLogger } from '@parley/platform';
+import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from './app.js';
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(() => db.close());
+
+const readiness = (pending: string[] = []) => ({
+  database: () => ping(db.url),
+  pendingMigrations: async () => pending,
+});
+
+describe('health routes', () => {
+  it('GET /healthz answers ok without touching the database', async () => {
+    const app = await buildApp({
+      logger: silentLogger(),
+      readiness: {
+        database: () => Promise.reject(new Error('unreachable')),
+        pendingMigrations: async () => [],
+      },
+    });
+    const res = await app.inject('/healthz');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ status: 'ok' });
+  });
+
+  it('GET /readyz is 200 when the database answers and migrations are current', async () => {
+    const app = await buildApp({ logger: silentLogger(), readiness: readiness() });
+    const res = await app.inject('/readyz');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.json()).toEqual({
+      status: 'ready',
+      checks: { database: 'ok', migrations: 'ok' },
+      pendingMigrations: [],
+    });
+  });
+
+  it('GET /readyz is 503 while migrations are pending', async () => {
+    const app = await buildApp({ logger: silentLogger(), readiness: readiness(['eventstore/0001_log']) });
+    const res = await app.inject('/readyz');
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toEqual({
+      status: 'not_ready',
+      checks: { database: 'ok', migrations: 'failing' },
+      pendingMigrations: ['eventstore/0001_log'],
+    });
+  });
+
+  it('GET /readyz is 503 when the database does not answer', async () => {
+    const app = await buildApp({
+      logger: silentLogger(),
+      readiness: {
+        database: () => ping('postgres://nobody@127.0.0.1:1/none', 200),
+        pendingMigrations: async () => [],
+      },
+    });
+    const res = await app.inject('/readyz');
+    expect(res.statusCode).toBe(503);
+    expect(res.json().checks).toEqual({ database: 'failing', migrations: 'failing' });
+  });
+});
+
+describe('conventions', () => {
+  it('echoes a caller request id and makes one otherwise', async () => {
+    const app = await buildApp({ logger: silentLogger(), readiness: readiness() });
+    const given = await app.inject({ url: '/healthz', headers: { 'x-request-id': 'abc-123' } });
+    expect(given.headers['x-request-id']).toBe('abc-123');
+    const made = await app.inject({ url: '/healthz', headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers unknown routes with the standard error envelope', async () => {
+    const app = await buildApp({ logger: silentLogger(), readiness: readiness() });
+    const res = await app.inject('/nope?x=1');
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({
+      success: false,
+      error: { code: 'NOT_FOUND', message: 'no route for GET /nope' },
+    });
+  });
+
+  it('maps coded errors to their status and hides the message of 5xx errors', async () => {
+    const app = await buildApp({ logger: silentLogger(), readiness: readiness() });
+    app.get('/coded', async () => {
+      throw new ParleyError('SESSION_NOT_FOUND', 404, 'no such session');
+    });
+    app.get('/boom', async () => {
+      throw new Error('secret detail');
+    });
+    const coded = await app.inject('/coded');
+    expect(coded.statusCode).toBe(404);
+    expect(coded.json()).toEqual({
+      success: false,
+      error: { code: 'SESSION_NOT_FOUND', message: 'no such session' },
+    });
+    const boom = await app.inject('/boom');
+    expect(boom.statusCode).toBe(500);
+    expect(boom.json()).toEqual({
+      success: false,
+      error: { code: 'INTERNAL_ERROR', message: 'Internal error' },
+    });
+  });
+
+  it('answers malformed JSON with 400 and an over-limit body with 413', async () => {
+    const app = await buildApp({ logger: silentLogger(), readiness: readiness(), bodyLimit: 100 });
+    app.post('/echo', async (req) => req.body);
+    const bad = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      payload: '{',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ success: false, error: { code: 'BAD_REQUEST' } });
+    const big = await app.inject({ method: 'POST', url: '/echo', payload: { x: 'y'.repeat(200) } });
+    expect(big.statusCode).toBe(413);
+    expect(big.json()).toMatchObject({ success: false, error: { code: 'PAYLOAD_TOO_LARGE' } });
+  });
+});

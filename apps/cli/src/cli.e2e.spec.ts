@@ -1,0 +1,201 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '../../..');
+const bin = join(root, 'apps/cli/bin/parley.js');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment of a newcomer: nothing configured but what the test sets. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    LOG_FORMAT: 'json',
+    LOG_LEVEL: 'warn',
+  };
+  return { ...env, ...extra };
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<Run> {
+  return new Promise((res, rej) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      rej(new Error(`parley ${args.join(' ')} timed out\n${stderr}`));
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      res({ code, stdout, stderr });
+    });
+  });
+}
+
+function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+  return new Promise((res, rej) => {
+    let seen = '';
+    const timer = setTimeout(
+      () => rej(new Error(`no ${pattern} within ${timeoutMs} ms; output:\n${seen}`)),
+      timeoutMs,
+    );
+    const onData = (d: Buffer) => {
+      seen += d.toString();
+      const m = seen.match(pattern);
+      if (m) {
+        clearTimeout(timer);
+        res(m);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (d: Buffer) => (seen += d.toString()));
+    child.on('close', (code) => rej(new Error(`exited with ${code} before ${pattern}; output:\n${seen}`)));
+  });
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((res) => {
+    if (child.exitCode !== null) res(child.exitCode);
+    else child.on('close', (code) => res(code));
+  });
+
+describe('parley start on the embedded default (the README command)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-e2e-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('starts with no configuration, serves, lets other commands attach, and stops cleanly on Ctrl-C', async () => {
+    const env = cleanEnv({ PARLEY_DATA_DIR: dataDir, PORT: '0' });
+    for (const round of [1, 2]) {
+      const child = spawn(process.execPath, [bin, 'start'], { cwd: root, env });
+      try {
+        const [, url] = await waitForOutput(child, /Parley is running at (http:\/\/\S+)/, 90_000);
+        const health = await fetch(`${url}/healthz`);
+        expect(health.status).toBe(200);
+        const ready = await fetch(`${url}/readyz`);
+        expect(ready.status).toBe(200);
+        expect(await ready.json()).toMatchObject({ status: 'ready' });
+
+        if (round === 1) {
+          const seed = await run(['seed', '--events', '200'], env);
+          expect(seed.code, seed.stderr).toBe(0);
+          expect(seed.stdout).toMatch(/appended \d+ events/);
+        }
+        // The running worker projects what the seed appended.
+        let behind: number[] = [];
+        for (let i = 0; i < 50; i++) {
+          const status = await run(['projections', 'status', '--json'], env);
+          expect(status.code, status.stderr).toBe(0);
+          const statuses: Array<{ state: string; generations: Array<{ eventsBehind: number }> }> = JSON.parse(
+            status.stdout,
+          );
+          expect(statuses.map((s) => s.state)).toEqual(statuses.map(() => 'ok'));
+          behind = statuses.flatMap((s) => s.generations.map((g) => g.eventsBehind));
+          if (behind.length > 0 && behind.every((b) => b === 0)) break;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        expect(behind.length).toBeGreaterThan(0);
+        expect(behind).toEqual(behind.map(() => 0));
+
+        const replay = await run(['replay', '--type', 'SessionStarted'], env);
+        expect(replay.code, replay.stderr).toBe(0);
+        const lines = replay.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
+        expect(lines.length).toBeGreaterThan(0);
+        expect(lines.every((l) => l.type === 'SessionStarted')).toBe(true);
+      } finally {
+        child.kill('SIGINT');
+      }
+      expect(await exited(child)).toBe(0);
+    }
+  }, 240_000);
+
+  it('refuses a second `parley start` on the same data directory', async () => {
+    const env = cleanEnv({ PARLEY_DATA_DIR: dataDir, PORT: '0' });
+    const first = spawn(process.execPath, [bin, 'start'], { cwd: root, env });
+    try {
+      await waitForOutput(first, /Parley is running at/, 90_000);
+      const second = await run(['start'], env);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toMatch(/already running/);
+    } finally {
+      first.kill('SIGINT');
+    }
+    expect(await exited(first)).toBe(0);
+  }, 180_000);
+});
+
+describe('parley commands against an external database', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(() => db.close());
+
+  it('migrate, seed, replay (with filters and to a file), projections status and rebuild', async () => {
+    const env = cleanEnv({ DATABASE_URL: db.url });
+    const pending = await run(['migrate', '--status'], env);
+    expect(pending.code).toBe(1);
+    expect(pending.stdout).toMatch(/pending migrations/);
+    const migrated = await run(['migrate'], env);
+    expect(migrated.code, migrated.stderr).toBe(0);
+    expect((await run(['migrate', '--status'], env)).stdout).toMatch(/migrations: current/);
+
+    const seeded = await run(['seed', '--events', '300', '--project', 'p-e2e'], env);
+    expect(seeded.code, seeded.stderr).toBe(0);
+
+    const all = await run(['replay'], env);
+    const events = all.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(events.length).toBeGreaterThanOrEqual(300);
+    const stream = events[0].stream as string;
+    const oneStream = await run(['replay', '--stream', stream], env);
+    const streamEvents = oneStream.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(streamEvents.map((e) => e.revision)).toEqual(streamEvents.map((_, i) => String(i)));
+    expect((await run(['replay', '--project', 'nobody'], env)).stdout).toBe('');
+
+    const out = join(mkdtempSync(join(tmpdir(), 'parley-replay-')), 'audit.jsonl');
+    const toFile = await run(['replay', '--type', 'SessionEnded', '--out', out], env);
+    expect(toFile.code, toFile.stderr).toBe(0);
+    expect(toFile.stderr).toMatch(/wrote \d+ events to/);
+
+    const rebuilt = await run(['projections', 'rebuild', 'event-counts'], env);
+    expect(rebuilt.code, rebuilt.stderr).toBe(0);
+    expect(rebuilt.stdout).toMatch(/generation \d+ is live/);
+    const status = await run(['projections', 'status'], env);
+    expect(status.stdout).toMatch(/event-counts/);
+
+    const unknown = await run(['projections', 'rebuild', 'nope'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no projection named "nope"/);
+  }, 120_000);
+
+  it('refuses bad configuration and bad arguments with exit code 2 and a message', async () => {
+    const badPort = await run(['migrate'], cleanEnv({ DATABASE_URL: db.url, PORT: 'eighty' }));
+    expect(badPort.code).toBe(2);
+    expect(badPort.stderr).toMatch(/PORT/);
+    const badDate = await run(['replay', '--from', 'yesterday'], cleanEnv({ DATABASE_URL: db.url }));
+    expect(badDate.code).not.toBe(0);
+    expect(badDate.stderr).toMatch(/--from must be an ISO 8601/);
+    const noDb = await run(['api'], cleanEnv({}));
+    expect(noDb.code).toBe(2);
+    expect(noDb.stderr).toMatch(/DATABASE_URL is not set/);
+  }, 60_000);
+});

@@ -1,0 +1,26 @@
+import { migrate, pendingMigrations } from '@parley/platform';
+import { openSystem } from '../system.js';
+import type { CliContext } from './context.js';
+
+export async function migrateCommand(ctx: CliContext, options: { status?: boolean }): Promise<void> {
+  const system = await openSystem(ctx.config, ctx.logger, {
+    database: 'attach',
+    migrate: false,
+    requireMigrated: false,
+    poolMax: 2,
+  });
+  try {
+    if (options.status) {
+      const pending = await pendingMigrations(system.pool, system.migrationSets);
+      ctx.out.write(
+        pending.length === 0 ? 'migrations: current\n' : `pending migrations:\n  ${pending.join('\n  ')}\n`,
+      );
+      if (pending.length > 0) process.exitCode = 1;
+      return;
+    }
+    const applied = await migrate(system.pool, system.migrationSets);
+    ctx.out.write(applied.length === 0 ? 'nothing to apply\n' : `applied:\n  ${applied.join('\n  ')}\n`);
+  } finally {
+    await system.close();
+  }
+}

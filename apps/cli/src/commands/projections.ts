@@ -1,0 +1,80 @@
+import { formatPosition } from '@parley/eventstore';
+import { formatEventsBehind, projectionStatus, rebuildProjection } from '@parley/projection-runner';
+import { createProgress } from '../progress.js';
+import { openSystem, UsageError } from '../system.js';
+import { formatTable } from '../table.js';
+import type { CliContext } from './context.js';
+
+export async function projectionsStatusCommand(ctx: CliContext, options: { json?: boolean }): Promise<void> {
+  const system = await openSystem(ctx.config, ctx.logger, { database: 'attach', migrate: true, poolMax: 2 });
+  try {
+    const statuses = await projectionStatus(system.pool, system.store, system.projections);
+    if (options.json) {
+      ctx.out.write(
+        `${JSON.stringify(statuses, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`,
+      );
+      return;
+    }
+    const rows = statuses.flatMap((s) =>
+      s.generations.length === 0
+        ? [
+            {
+              projection: s.name,
+              version: String(s.codeVersion),
+              generation: '-',
+              status: s.state,
+              checkpoint: '-',
+              'events behind': '-',
+              'seconds behind': '-',
+            },
+          ]
+        : s.generations.map((g) => ({
+            projection: s.name,
+            version: String(g.version),
+            generation: String(g.generation),
+            status:
+              g.status +
+              (g.generation === s.liveGeneration && s.state !== 'ok'
+                ? ` (${s.state.replace('_', ' ')})`
+                : '') +
+              (g.failure ? `: ${g.failure.error}` : ''),
+            checkpoint: formatPosition(g.checkpoint),
+            'events behind': formatEventsBehind(g),
+            'seconds behind': g.secondsBehind.toFixed(1),
+          })),
+    );
+    ctx.out.write(formatTable(rows));
+  } finally {
+    await system.close();
+  }
+}
+
+export async function projectionsRebuildCommand(ctx: CliContext, name: string): Promise<void> {
+  const system = await openSystem(ctx.config, ctx.logger, { database: 'attach', migrate: true, poolMax: 4 });
+  try {
+    const projection = system.projections.find((p) => p.name === name);
+    if (!projection) {
+      throw new UsageError(
+        `no projection named ${JSON.stringify(name)}; known: ${system.projections.map((p) => p.name).join(', ')}`,
+      );
+    }
+    const progress = createProgress(`rebuild ${name}`, 0);
+    const result = await rebuildProjection({
+      pool: system.pool,
+      store: system.store,
+      projection,
+      logger: ctx.logger,
+      onProgress: (p) =>
+        progress.update(
+          p.eventsProcessed,
+          p.eventsBehind === null ? undefined : p.eventsProcessed + p.eventsBehind,
+        ),
+    });
+    progress.stop();
+    ctx.out.write(
+      `${name}: generation ${result.generation} is live (${result.eventsProcessed} events in ${(result.durationMs / 1000).toFixed(1)} s, ${Math.round(result.eventsPerSecond)} events/s)\n`,
+    );
+  } finally {
+    await system.close();
+  }
+}

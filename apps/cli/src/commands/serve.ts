@@ -1,0 +1,78 @@
+import { buildApp } from '@parley/api';
+import { pendingMigrations, ping } from '@parley/platform';
+import { createWorker } from '@parley/worker';
+import closeWithGrace from 'close-with-grace';
+import { type DatabaseMode, openSystem } from '../system.js';
+import { type CliContext, printNextSteps } from './context.js';
+
+export interface ServeOptions {
+  api: boolean;
+  worker: boolean;
+  database: DatabaseMode;
+  /** Print the URL and what to do next (the one-machine `parley start`). */
+  welcome: boolean;
+}
+
+/**
+ * Runs the API and/or the worker until SIGINT/SIGTERM, then shuts down in
+ * order: stop accepting requests, finish the batch in flight, close the log
+ * store, the pool and the embedded PostgreSQL.
+ */
+export async function serve(ctx: CliContext, options: ServeOptions): Promise<void> {
+  const { config, logger } = ctx;
+  const system = await openSystem(config, logger, { database: options.database, migrate: true });
+  const worker = options.worker
+    ? createWorker({
+        pool: system.pool,
+        store: system.store,
+        logger: logger.child({ component: 'worker' }),
+        projections: system.projections,
+        batchSize: config.PROJECTION_BATCH_SIZE,
+        pollIntervalMs: config.LOG_POLL_INTERVAL_MS,
+      })
+    : null;
+  const app = options.api
+    ? await buildApp({
+        logger: logger.child({ component: 'api' }),
+        readiness: {
+          database: () => ping(system.databaseUrl),
+          pendingMigrations: () => pendingMigrations(system.pool, system.migrationSets),
+        },
+      })
+    : null;
+
+  let closing = false;
+  const shutdown = async () => {
+    if (closing) return;
+    closing = true;
+    logger.info('shutting down');
+    await app?.close();
+    await worker?.stop();
+    await system.close();
+    logger.info('stopped');
+  };
+  closeWithGrace(
+    { delay: 15_000, logger: { error: (msg: unknown) => logger.error({ msg }, 'forced exit') } },
+    async ({ err }) => {
+      if (err) logger.error({ err }, 'fatal error');
+      await shutdown();
+    },
+  );
+
+  try {
+    await worker?.start();
+    if (app) await app.listen({ host: config.HOST, port: config.PORT });
+  } catch (err) {
+    await shutdown();
+    throw err;
+  }
+  if (options.welcome && app) {
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.PORT;
+    printNextSteps({
+      url: `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`,
+      dataDir: config.PARLEY_DATA_DIR,
+      embeddedPort: system.embedded?.port ?? null,
+    });
+  }
+}

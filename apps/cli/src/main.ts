@@ -1,0 +1,132 @@
+import { ConfigError, createLogger, loadConfig } from '@parley/platform';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { CliContext } from './commands/context.js';
+import { migrateCommand } from './commands/migrate.js';
+import { projectionsRebuildCommand, projectionsStatusCommand } from './commands/projections.js';
+import { replayCommand } from './commands/replay.js';
+import { seedCommand } from './commands/seed.js';
+import { serve } from './commands/serve.js';
+import { parseInstant } from './replay/filter.js';
+import { UsageError } from './system.js';
+
+function context(fd: 1 | 2): CliContext {
+  const config = loadConfig();
+  const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, fd });
+  return { config, logger, out: process.stdout, err: process.stderr };
+}
+
+const positiveInt = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of at least 1');
+  return n;
+};
+const instant = (flag: string) => (value: string) => {
+  try {
+    return parseInstant(value, flag);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+};
+const list = (value: string, previous: string[] = []) => [
+  ...previous,
+  ...value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean),
+];
+
+const program = new Command('parley')
+  .description('Parley: an event-sourced backend for conversational-agent platforms')
+  .showHelpAfterError()
+  .configureHelp({ sortSubcommands: false });
+
+program
+  .command('start')
+  .description('run the API and the worker in one process; with no DATABASE_URL, on the embedded PostgreSQL')
+  .action(() => serve(context(1), { api: true, worker: true, database: 'own', welcome: true }));
+
+program
+  .command('api')
+  .description('run the HTTP API (production; needs DATABASE_URL)')
+  .action(() => serve(context(1), { api: true, worker: false, database: 'external', welcome: false }));
+
+program
+  .command('worker')
+  .description('run the worker: projections and background jobs (production; needs DATABASE_URL)')
+  .action(() => serve(context(1), { api: false, worker: true, database: 'external', welcome: false }));
+
+program
+  .command('migrate')
+  .description('apply pending database migrations')
+  .option('--status', 'list pending migrations instead (exit code 1 when any)')
+  .action((options: { status?: boolean }) => migrateCommand(context(2), options));
+
+const projections = program.command('projections').description('read models built from the log');
+projections
+  .command('status')
+  .description("each projection's generation, checkpoint and lag (events and seconds behind the head)")
+  .option('--json', 'machine-readable output')
+  .action((options: { json?: boolean }) => projectionsStatusCommand(context(2), options));
+projections
+  .command('rebuild')
+  .description(
+    'rebuild a projection from the start of the log into new tables, then swap them in (no downtime)',
+  )
+  .argument('<name>', 'projection name (see `parley projections status`)')
+  .action((name: string) => projectionsRebuildCommand(context(2), name));
+
+program
+  .command('replay')
+  .description('write events from the log as JSON lines (audit, export); filters combine with AND')
+  .option('--stream <stream>', 'one stream, e.g. session-<id>')
+  .option('--type <types>', 'event types, comma-separated or repeated', list)
+  .option('--from <instant>', 'recorded at or after (ISO 8601)', instant('--from'))
+  .option('--to <instant>', 'recorded before (ISO 8601)', instant('--to'))
+  .option('--project <projectId>', "events whose metadata's projectId is this")
+  .option('--after <position>', 'start after this log position (commit/prepare)')
+  .option('--out <file>', 'write to a file instead of stdout')
+  .option('--upcast', 'convert events of older schema versions to the current one', false)
+  .addOption(new Option('--batch-size <n>', 'events read per query').argParser(positiveInt).default(5_000))
+  .action(
+    (options: {
+      stream?: string;
+      type?: string[];
+      from?: Date;
+      to?: Date;
+      project?: string;
+      after?: string;
+      out?: string;
+      upcast: boolean;
+      batchSize: number;
+    }) =>
+      replayCommand(context(2), {
+        stream: options.stream,
+        types: options.type,
+        from: options.from,
+        to: options.to,
+        projectId: options.project,
+        after: options.after,
+        out: options.out,
+        upcast: options.upcast,
+        batchSize: options.batchSize,
+      }),
+  );
+
+program
+  .command('seed')
+  .description('append demo sessions (messages, LLM calls, trace events) to the log')
+  .addOption(new Option('--events <n>', 'about how many events').argParser(positiveInt).default(1_000))
+  .option('--project <projectId>', 'project id for the demo sessions', 'demo-project')
+  .action((options: { events: number; project: string }) => seedCommand(context(2), options));
+
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  if (err instanceof ConfigError || err instanceof UsageError) {
+    process.stderr.write(`parley: ${err.message}\n`);
+    process.exitCode = 2;
+  } else {
+    process.stderr.write(`parley: ${(err as Error).stack ?? String(err)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,13 @@
+import { eventStoreMigrations } from '@parley/eventstore';
+import type { MigrationSet } from '@parley/platform';
+import { eventCountsProjection } from '@parley/projection-event-counts';
+import { type Projection, projectionRunnerMigrations } from '@parley/projection-runner';
+
+/**
+ * What this build of Parley is made of: every package's migrations, in the
+ * order they apply, and every registered projection. Adding a package that
+ * owns tables or a read model means adding it here.
+ */
+export const migrationSets: readonly MigrationSet[] = [eventStoreMigrations, projectionRunnerMigrations];
+
+export const projections: readonly Projection[] = [eventCountsProjection];

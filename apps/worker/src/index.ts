@@ -1,0 +1,1 @@
+export { createWorker, type Worker, type WorkerOptions } from './worker.js';

@@ -1,0 +1,75 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  it('needs nothing: every variable has a default', () => {
+    expect(loadConfig({})).toEqual({
+      DATABASE_POOL_MAX: 10,
+      HOST: '127.0.0.1',
+      PORT: 3000,
+      LOG_LEVEL: 'info',
+      LOG_FORMAT: 'auto',
+      PARLEY_DATA_DIR: '.parley',
+      PARLEY_EMBEDDED_PG_PORT: 0,
+      PROJECTION_BATCH_SIZE: 2000,
+      LOG_POLL_INTERVAL_MS: 500,
+    });
+  });
+
+  it('reads the external services and treats empty values as unset', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u:p@db:5432/parley',
+      EVENTSTORE_URL: 'esdb://localhost:2113?tls=false',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      NATS_URL: 'nats://127.0.0.1:4222',
+    });
+    expect(config).toMatchObject({
+      DATABASE_URL: 'postgres://u:p@db:5432/parley',
+      EVENTSTORE_URL: 'esdb://localhost:2113?tls=false',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      NATS_URL: 'nats://127.0.0.1:4222',
+    });
+    const empty = loadConfig({ DATABASE_URL: '', EVENTSTORE_URL: ' ', REDIS_URL: '', NATS_URL: '' });
+    expect(empty.DATABASE_URL).toBeUndefined();
+    expect(empty.EVENTSTORE_URL).toBeUndefined();
+    expect(empty.REDIS_URL).toBeUndefined();
+    expect(empty.NATS_URL).toBeUndefined();
+  });
+
+  it('coerces every valid port number', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 65535 }), (port) => {
+        expect(loadConfig({ PORT: String(port) }).PORT).toBe(port);
+      }),
+    );
+  });
+
+  it('refuses bad values, naming every bad variable at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        LOG_LEVEL: 'loud',
+        DATABASE_URL: 'not a url',
+        EVENTSTORE_URL: 'http://x',
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const issues = (error as ConfigError).issues.join('\n');
+    for (const name of ['PORT', 'LOG_LEVEL', 'DATABASE_URL', 'EVENTSTORE_URL'])
+      expect(issues).toContain(name);
+  });
+
+  it('refuses out-of-range numbers', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ max: -1 }), fc.integer({ min: 65536 })), (port) => {
+        expect(() => loadConfig({ PORT: String(port) })).toThrow(ConfigError);
+      }),
+    );
+    expect(() => loadConfig({ PROJECTION_BATCH_SIZE: '0' })).toThrow(/PROJECTION_BATCH_SIZE/);
+    expect(() => loadConfig({ DATABASE_POOL_MAX: '2.5' })).toThrow(/DATABASE_POOL_MAX/);
+  });
+});
