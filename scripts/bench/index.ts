@@ -4,10 +4,10 @@
  * one run, since machines are noisy. Knobs: BENCH_SECONDS (per append
  * scenario, default 3), BENCH_REBUILD_EVENTS (default 1,000,000),
  * BENCH_BATCH (events per batched append, default 100), BENCH_ONLY
- * (`append` or `rebuild`).
+ * (`append` or `rebuild`). Results go to stdout as Markdown, progress to stderr.
  */
 import { cpus } from 'node:os';
-import { type AppendResultRow, benchAppend } from './append.js';
+import { benchAppend } from './append.js';
 import { openBenchDatabase } from './database.js';
 import { benchRebuild } from './rebuild.js';
 
@@ -24,26 +24,16 @@ const only = process.env.BENCH_ONLY;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-const db = await openBenchDatabase(40);
-const version = (await db.pool.query<{ server_version: string }>('show server_version')).rows[0]
-  ?.server_version;
-const lines: string[] = [
-  `Parley benchmarks, ${new Date().toISOString()}`,
-  `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, PostgreSQL ${version} (${db.source})`,
-  '',
-];
-try {
-  if (only !== 'rebuild') {
+async function appendSection(): Promise<string[]> {
+  const db = await openBenchDatabase(40);
+  try {
     log(`append: ${durationMs / 1000} s per scenario…`);
-    const rows: AppendResultRow[] = await benchAppend(
-      db.pool,
-      { durationMs, batchSize, writers: [1, 8, 32] },
-      (r) =>
-        log(
-          `  ${r.mode} x${r.writers}: ${fmt(r.appendPerSecond)} events/s vs raw ${fmt(r.rawPerSecond)} (${r.ratio.toFixed(2)})`,
-        ),
+    const rows = await benchAppend(db.pool, { durationMs, batchSize, writers: [1, 8, 32] }, (r) =>
+      log(
+        `  ${r.mode} x${r.writers}: ${fmt(r.appendPerSecond)}/s vs raw ${fmt(r.rawPerSecond)}/s (${r.ratio.toFixed(2)})`,
+      ),
     );
-    lines.push(
+    return [
       '### Append throughput (events/s) vs a raw multi-row INSERT of the same rows into a plain table',
       '',
       '| mode | events per append | writers | append | raw INSERT | ratio |',
@@ -53,12 +43,19 @@ try {
           `| ${r.mode} | ${r.batchSize} | ${r.writers} | ${fmt(r.appendPerSecond)} | ${fmt(r.rawPerSecond)} | ${r.ratio.toFixed(2)} |`,
       ),
       '',
-    );
+    ];
+  } finally {
+    await db.close();
   }
-  if (only !== 'append') {
+}
+
+async function rebuildSection(): Promise<string[]> {
+  // A database of its own, so the rebuild replays exactly the events it seeded.
+  const db = await openBenchDatabase(8);
+  try {
     log(`rebuild: seeding ${fmt(rebuildEvents)} events…`);
     const r = await benchRebuild(db.pool, { events: rebuildEvents }, log);
-    lines.push(
+    return [
       '### Rebuild of the event-counts projection from the start of the log',
       '',
       '| events | rebuild time | events/s (replay) | events/s (overall, incl. swap) | target |',
@@ -67,9 +64,23 @@ try {
       '',
       `(seeding the log through the append path took ${r.seedSeconds.toFixed(1)} s: ${fmt(r.events / r.seedSeconds)} events/s in 1,000-event appends by 4 writers)`,
       '',
-    );
+    ];
+  } finally {
+    await db.close();
   }
-} finally {
-  await db.close();
 }
-process.stdout.write(`${lines.join('\n')}\n`);
+
+const probe = await openBenchDatabase(1);
+const { rows } = await probe.pool.query<{ server_version: string }>('show server_version');
+const header = [
+  `Parley benchmarks, ${new Date().toISOString()}`,
+  `machine: ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, PostgreSQL ${rows[0]?.server_version} (${probe.source})`,
+  '',
+];
+await probe.close();
+
+const sections = [
+  ...(only !== 'rebuild' ? await appendSection() : []),
+  ...(only !== 'append' ? await rebuildSection() : []),
+];
+process.stdout.write(`${[...header, ...sections].join('\n')}\n`);

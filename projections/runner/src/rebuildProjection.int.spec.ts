@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProjectionRunner, type ProjectionRunnerOptions } from './createProjectionRunner.js';
+import type { ProjectionRunnerOptions } from './createProjectionRunner.js';
 import { ensureProjection } from './ensureProjection.js';
 import { ProjectionBusyError } from './errors.js';
 import { projectionStatus } from './projectionStatus.js';
@@ -11,7 +11,9 @@ import {
   event,
   eventually,
   expectedRows,
+  freshTally,
   type Harness,
+  testRunner,
   unique,
   viewRows,
 } from './spec/harness.js';
@@ -23,14 +25,10 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const fast = { pollIntervalMs: 50, idleCheckMs: 100, retryBackoff: { initialMs: 20, maxMs: 200 } };
 const runner = (options: Pick<ProjectionRunnerOptions, 'projections'> & Partial<ProjectionRunnerOptions>) =>
-  createProjectionRunner({ pool: h.db.pool, store: h.store, ...fast, ...options });
+  testRunner(h, options);
 
-function fresh() {
-  const table = `tallies_${unique()}`;
-  return { table, projection: tallyProjection(`tallies-${unique()}`, table) };
-}
+const fresh = freshTally;
 
 /** `count` appends of 1–3 tally events over `streams` streams. */
 async function load(count: number, streams = 40): Promise<void> {

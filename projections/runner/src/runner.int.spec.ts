@@ -13,8 +13,11 @@ import {
   event,
   eventually,
   expectedRows,
+  fastTimings,
+  freshTally,
   type Harness,
   sleep,
+  testRunner,
   unique,
   viewRows,
   wholeLog,
@@ -27,16 +30,10 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const fast = { pollIntervalMs: 50, idleCheckMs: 100, retryBackoff: { initialMs: 20, maxMs: 200 } };
+const fresh = freshTally;
 
-function fresh() {
-  const table = `tallies_${unique()}`;
-  return { table, projection: tallyProjection(`tallies-${unique()}`, table) };
-}
-
-function runner(options: Partial<ProjectionRunnerOptions> & Pick<ProjectionRunnerOptions, 'projections'>) {
-  return createProjectionRunner({ pool: h.db.pool, store: h.store, ...fast, ...options });
-}
+const runner = (options: Pick<ProjectionRunnerOptions, 'projections'> & Partial<ProjectionRunnerOptions>) =>
+  testRunner(h, options);
 
 const lastTallyPosition = async (): Promise<Position | undefined> =>
   (await wholeLog(h.store)).filter((e) => (TALLY_TYPES as readonly string[]).includes(e.type)).at(-1)
@@ -102,7 +99,7 @@ describe('projection runner', () => {
     const applied = { a: 0, b: 0 };
     const a = runner({ projections: [projection], batchSize: 7, onBatchApplied: () => applied.a++ });
     const b = createProjectionRunner({
-      ...fast,
+      ...fastTimings,
       pool: otherPool,
       store: otherStore,
       projections: [projection],

@@ -12,11 +12,13 @@ import {
 } from '@parley/eventstore';
 import type { Pool } from '@parley/platform';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
+import { createProjectionRunner, type ProjectionRunnerOptions } from '../createProjectionRunner.js';
 import type { Projection } from '../defineProjection.js';
 import { normalizeValue } from '../fold.js';
 import { projectionRunnerMigrations } from '../migrations.js';
 import { projectionStatus } from '../projectionStatus.js';
 import { memoryRows, projectInMemory } from '../testing/index.js';
+import { tallyProjection } from './tallyProjection.js';
 
 export interface Harness {
   db: TestDatabase;
@@ -130,4 +132,25 @@ export async function caughtUp(h: Harness, projection: Projection, timeoutMs = 1
   const live = status?.generations.find((g) => g.status === 'live');
   if (live?.eventsBehind !== 0) throw new Error(`projection ${projection.name} did not catch up`);
   return live;
+}
+
+/** Short intervals so that runner tests do not wait on production timings. */
+export const fastTimings = {
+  pollIntervalMs: 50,
+  idleCheckMs: 100,
+  retryBackoff: { initialMs: 20, maxMs: 200 },
+};
+
+/** A runner on the harness's database and log, with fast timings. */
+export function testRunner(
+  h: Harness,
+  options: Pick<ProjectionRunnerOptions, 'projections'> & Partial<ProjectionRunnerOptions>,
+) {
+  return createProjectionRunner({ pool: h.db.pool, store: h.store, ...fastTimings, ...options });
+}
+
+/** A tally projection with fresh projection and table names. */
+export function freshTally() {
+  const table = `tallies_${unique()}`;
+  return { table, projection: tallyProjection(`tallies-${unique()}`, table) };
 }
