@@ -11,7 +11,10 @@ import { UsageError } from './system.js';
 
 function context(fd: 1 | 2): CliContext {
   const config = loadConfig();
-  const logger = createLogger({ level: config.LOG_LEVEL, format: config.LOG_FORMAT, fd });
+  // Servers log at LOG_LEVEL (default info); one-shot commands show only warnings unless asked,
+  // since their progress and results are their output.
+  const level = fd === 1 || process.env.LOG_LEVEL ? config.LOG_LEVEL : 'warn';
+  const logger = createLogger({ level, format: config.LOG_FORMAT, fd });
   return { config, logger, out: process.stdout, err: process.stderr };
 }
 

@@ -57,7 +57,7 @@ export async function runProjectionLoop(ctx: LoopContext, projection: Projection
     try {
       const registered = await readRegistry(ctx.pool, name);
       if (!registered) {
-        await ensureProjection(ctx.pool, projection, { logger: log });
+        await ensureProjection(ctx.pool, projection, { logger: ctx.logger });
         continue;
       }
       const generation = registered.liveGeneration;

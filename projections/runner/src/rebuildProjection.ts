@@ -87,7 +87,7 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
   try {
     heldRebuild = await tryAdvisoryLock(client, rebuildLock);
     if (!heldRebuild) throw new ProjectionBusyError(`a rebuild of projection ${name} is already running`);
-    await ensureProjection(pool, projection, { logger: log });
+    await ensureProjection(pool, projection, { logger: options.logger ?? silentLogger() });
     const target = await prepareGeneration(client, projection);
     const { generation } = target;
     heldWriter = writerLockKey(name, generation);

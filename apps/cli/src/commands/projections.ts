@@ -1,5 +1,10 @@
 import { formatPosition } from '@parley/eventstore';
-import { formatEventsBehind, projectionStatus, rebuildProjection } from '@parley/projection-runner';
+import {
+  formatEventsBehind,
+  ProjectionBusyError,
+  projectionStatus,
+  rebuildProjection,
+} from '@parley/projection-runner';
 import { createProgress } from '../progress.js';
 import { openSystem, UsageError } from '../system.js';
 import { formatTable } from '../table.js';
@@ -59,18 +64,38 @@ export async function projectionsRebuildCommand(ctx: CliContext, name: string): 
       );
     }
     const progress = createProgress(`rebuild ${name}`, 0);
-    const result = await rebuildProjection({
-      pool: system.pool,
-      store: system.store,
-      projection,
-      logger: ctx.logger,
-      onProgress: (p) =>
-        progress.update(
-          p.eventsProcessed,
-          p.eventsBehind === null ? undefined : p.eventsProcessed + p.eventsBehind,
-        ),
-    });
-    progress.stop();
+    // Ctrl-C stops between batches; the generation being built is kept and the next rebuild resumes it.
+    const interrupted = new AbortController();
+    const onSigint = () => interrupted.abort();
+    process.once('SIGINT', onSigint);
+    let result: Awaited<ReturnType<typeof rebuildProjection>>;
+    try {
+      result = await rebuildProjection({
+        pool: system.pool,
+        store: system.store,
+        projection,
+        logger: ctx.logger,
+        signal: interrupted.signal,
+        onProgress: (p) =>
+          progress.update(
+            p.eventsProcessed,
+            p.eventsBehind === null ? undefined : p.eventsProcessed + p.eventsBehind,
+          ),
+      });
+    } catch (err) {
+      if (err instanceof ProjectionBusyError) {
+        throw new UsageError(`a rebuild of ${name} is already running; wait for it or stop it first`);
+      }
+      if (interrupted.signal.aborted) {
+        throw new UsageError(
+          `rebuild of ${name} interrupted; the live generation still serves; run it again to resume`,
+        );
+      }
+      throw err;
+    } finally {
+      process.off('SIGINT', onSigint);
+      progress.stop();
+    }
     ctx.out.write(
       `${name}: generation ${result.generation} is live (${result.eventsProcessed} events in ${(result.durationMs / 1000).toFixed(1)} s, ${Math.round(result.eventsPerSecond)} events/s)\n`,
     );

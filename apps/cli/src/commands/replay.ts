@@ -40,6 +40,13 @@ export async function replayCommand(ctx: CliContext, options: ReplayOptions): Pr
   const after = options.after ? parsePosition(options.after) : START;
   let written = 0;
   let scanned = 0;
+  // Ctrl-C ends the replay after the event in hand; the output is flushed and closed, and the last
+  // line's position can be passed to --after to continue.
+  let interrupted = false;
+  const onSigint = () => {
+    interrupted = true;
+  };
+  process.once('SIGINT', onSigint);
   try {
     const total = options.stream ? 0 : await system.store.countAfter(after, types, COUNT_CAP);
     const progress = createProgress('replay', total);
@@ -53,7 +60,7 @@ export async function replayCommand(ctx: CliContext, options: ReplayOptions): Pr
     };
     if (options.stream) {
       for await (const event of system.store.readStream(options.stream)) {
-        if (broken) break;
+        if (broken || interrupted) break;
         await emit(event);
       }
     } else {
@@ -64,14 +71,18 @@ export async function replayCommand(ctx: CliContext, options: ReplayOptions): Pr
           maxCount: options.batchSize,
           eventTypes: types,
         });
-        if (batch.length === 0 || broken) break;
-        for (const event of batch) await emit(event);
+        if (batch.length === 0 || broken || interrupted) break;
+        for (const event of batch) {
+          if (interrupted) break;
+          await emit(event);
+        }
         position = batch[batch.length - 1]!.position;
       }
     }
     progress.update(scanned, options.stream ? scanned : undefined);
     progress.stop();
   } finally {
+    process.off('SIGINT', onSigint);
     if (options.out) {
       out.end();
       await once(out, 'close');
