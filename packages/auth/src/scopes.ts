@@ -1,0 +1,41 @@
+/**
+ * Scopes are what a key is granted (`parley keys create --scope`); permissions
+ * are what routes check. This table is the only place one expands to the
+ * other, and it is applied when a key is verified, so changing it applies to
+ * existing keys.
+ */
+export const PERMISSIONS = {
+  recordingRead: 'recording:read',
+  sessionSummaryRead: 'session_summary:read',
+  llmLedgerRead: 'llm_ledger:read',
+  ingestWrite: 'ingest:write',
+} as const;
+
+export type Permission = (typeof PERMISSIONS)[keyof typeof PERMISSIONS];
+
+export const SCOPES = {
+  // Spec 000 §5: recordings.read expands ONLY to recording:read (no transcript,
+  // session-content or write access).
+  'recordings.read': [PERMISSIONS.recordingRead],
+  // The analytics APIs (spec 000 §4.2, §4.3); the spec leaves the name open.
+  'analytics.read': [PERMISSIONS.sessionSummaryRead, PERMISSIONS.llmLedgerRead],
+  'ingest.write': [PERMISSIONS.ingestWrite],
+} as const satisfies Record<string, readonly Permission[]>;
+
+export type Scope = keyof typeof SCOPES;
+
+export const SCOPE_NAMES = Object.keys(SCOPES) as Scope[];
+
+export const isScope = (value: string): value is Scope => Object.hasOwn(SCOPES, value);
+
+/**
+ * The permissions a set of scopes grants, deduplicated, in table order.
+ * Unknown scopes (say, stored by a newer version) grant nothing.
+ */
+export function expandScopes(scopes: readonly string[]): Permission[] {
+  const granted = new Set<Permission>();
+  for (const scope of scopes) {
+    if (isScope(scope)) for (const permission of SCOPES[scope]) granted.add(permission);
+  }
+  return [...granted];
+}
