@@ -1,0 +1,46 @@
+import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Principal } from '../auth/principal.js';
+import { type ApiFamily, toErrorReply } from './toErrorReply.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Which API the route belongs to; picks the error envelope (default `platform`). */
+    apiFamily?: ApiFamily;
+  }
+  interface FastifyRequest {
+    /** The authenticated API key, set by requireApiKey. */
+    principal: Principal | null;
+  }
+}
+
+/**
+ * The one error handler (every envelope of spec 000 §7 via toErrorReply), the
+ * 404 of unknown routes, and the x-request-id response header. Registered
+ * without encapsulation so it covers every route of the app.
+ */
+const plugin: FastifyPluginAsync = async (app) => {
+  app.decorateRequest('principal', null);
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    // Errors raised before routing (no route config) use the platform family.
+    const config = request.routeOptions.config as { apiFamily?: ApiFamily } | undefined;
+    const family = config?.apiFamily ?? 'platform';
+    const { status, body, headers } = toErrorReply(error, { family, requestId: request.id });
+    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    return reply.status(status).headers(headers).send(body);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send({
+      success: false,
+      error: { code: 'NOT_FOUND', message: `no route for ${request.method} ${request.url.split('?')[0]}` },
+    }),
+  );
+};
+
+export const errorHandlerPlugin = fp(plugin, { name: '@parley/http/errors', fastify: '5.x' });

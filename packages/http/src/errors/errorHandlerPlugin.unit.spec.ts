@@ -1,0 +1,262 @@
+import { ParleyError } from '@parley/platform';
+import type { FastifyInstance } from 'fastify';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { addRoute } from '../openapi/addRoute.js';
+import { testApp } from '../testing/testApp.js';
+import {
+  AUTHENTICATION_MESSAGE,
+  analyticsError,
+  authenticationFailed,
+  HttpError,
+  permissionRequired,
+  platformApiKeyRequired,
+  projectNotFound,
+  rateLimited,
+} from './httpError.js';
+import type { ApiFamily } from './toErrorReply.js';
+
+/** One route per (family, error): GET /<family>/<name> throws it. */
+const thrown: Record<string, () => Error> = {
+  coded: () => new ParleyError('SESSION_NOT_FOUND', 404, 'no such session'),
+  permission: () => permissionRequired('recording:read'),
+  platformKey: () => platformApiKeyRequired(),
+  project: () => projectNotFound(),
+  auth: () => authenticationFailed(),
+  analytics: () =>
+    analyticsError(
+      'INVALID_ENVIRONMENT',
+      400,
+      'environment must be one of dev, staging, production, working-copy',
+      {
+        details: { parameter: 'environment' },
+        required: 'environment: dev, staging, production or working-copy',
+      },
+    ),
+  limited: () => rateLimited(1500),
+  boom: () => new Error('secret detail'),
+  coded500: () => new ParleyError('INTERNAL_ERROR', 500, 'db password is hunter2'),
+  unavailable: () => new HttpError('RECORDING_SETTINGS_UNAVAILABLE', 503, 'settings store at 10.0.0.3 down'),
+};
+
+let app: FastifyInstance;
+beforeAll(async () => {
+  app = await testApp({ bodyLimit: 100 });
+  for (const family of ['platform', 'recordings', 'analytics'] as ApiFamily[]) {
+    for (const [name, make] of Object.entries(thrown)) {
+      app.get(`/${family}/${name}`, { config: { apiFamily: family } }, async () => {
+        throw make();
+      });
+    }
+  }
+  app.post('/echo', async (request) => request.body);
+  addRoute(app, {
+    method: 'GET',
+    url: '/validated',
+    summary: 'validated',
+    querystring: z.object({ limit: z.coerce.number().int().min(1).max(10) }),
+    response: { 200: z.object({ limit: z.number() }) },
+    handler: async (request) => ({ limit: request.query.limit }),
+  });
+});
+
+const get = (url: string) => app.inject({ url, headers: { 'x-request-id': 'req-1' } });
+
+describe('standard envelope', () => {
+  it('carries code and message of a coded error', async () => {
+    for (const family of ['platform', 'recordings']) {
+      const res = await get(`/${family}/coded`);
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({
+        success: false,
+        error: { code: 'SESSION_NOT_FOUND', message: 'no such session' },
+      });
+    }
+  });
+
+  it('adds the sibling `required` on 403 PERMISSION_REQUIRED', async () => {
+    const res = await get('/recordings/permission');
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toEqual({
+      success: false,
+      error: { code: 'PERMISSION_REQUIRED', message: 'This API key lacks the permission recording:read' },
+      required: 'recording:read',
+    });
+  });
+
+  it('answers 403 PLATFORM_API_KEY_REQUIRED and 404 PROJECT_NOT_FOUND', async () => {
+    const refused = await get('/recordings/platformKey');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error.code).toBe('PLATFORM_API_KEY_REQUIRED');
+    const missing = await get('/recordings/project');
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toEqual({
+      success: false,
+      error: { code: 'PROJECT_NOT_FOUND', message: 'Project not found' },
+    });
+  });
+
+  it('never shows the message of a 5xx', async () => {
+    for (const family of ['platform', 'recordings']) {
+      const boom = await get(`/${family}/boom`);
+      expect(boom.statusCode).toBe(500);
+      expect(boom.json()).toEqual({
+        success: false,
+        error: { code: 'INTERNAL_ERROR', message: 'Internal error' },
+      });
+      const coded = await get(`/${family}/coded500`);
+      expect(coded.body).not.toContain('hunter2');
+      const unavailable = await get(`/${family}/unavailable`);
+      expect(unavailable.statusCode).toBe(503);
+      expect(unavailable.json()).toEqual({
+        success: false,
+        error: { code: 'RECORDING_SETTINGS_UNAVAILABLE', message: 'Service unavailable' },
+      });
+    }
+  });
+});
+
+describe('authentication envelope (401)', () => {
+  it('has error and requestId, no success and no code, on every API family', async () => {
+    for (const family of ['platform', 'recordings', 'analytics']) {
+      const res = await get(`/${family}/auth`);
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toEqual({ error: AUTHENTICATION_MESSAGE, requestId: 'req-1' });
+    }
+  });
+});
+
+describe('analytics envelope', () => {
+  it('carries code, message, details, the top-level message and required', async () => {
+    const res = await get('/analytics/analytics');
+    expect(res.statusCode).toBe(400);
+    const message = 'environment must be one of dev, staging, production, working-copy';
+    expect(res.json()).toEqual({
+      success: false,
+      error: { code: 'INVALID_ENVIRONMENT', message, details: { parameter: 'environment' } },
+      message,
+      required: 'environment: dev, staging, production or working-copy',
+    });
+  });
+
+  it('is the envelope of every coded error on an analytics route, with empty details and required', async () => {
+    const res = await get('/analytics/project');
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({
+      success: false,
+      error: { code: 'PROJECT_NOT_FOUND', message: 'Project not found', details: {} },
+      message: 'Project not found',
+      required: '',
+    });
+    const permission = await get('/analytics/permission');
+    expect(permission.json()).toMatchObject({ required: 'recording:read', error: { details: {} } });
+  });
+
+  it('is chosen by the error itself wherever it is thrown', async () => {
+    const res = await get('/platform/analytics');
+    expect(res.json()).toMatchObject({
+      success: false,
+      error: { code: 'INVALID_ENVIRONMENT' },
+      required: expect.any(String),
+    });
+  });
+
+  it('hides 5xx messages in both places', async () => {
+    const res = await get('/analytics/boom');
+    expect(res.statusCode).toBe(500);
+    expect(res.json()).toEqual({
+      success: false,
+      error: { code: 'INTERNAL_ERROR', message: 'Internal error', details: {} },
+      message: 'Internal error',
+      required: '',
+    });
+  });
+});
+
+describe('rate-limited (429)', () => {
+  it('platform APIs: { error, retryAfterMs } and Retry-After in seconds', async () => {
+    const res = await get('/platform/limited');
+    expect(res.statusCode).toBe(429);
+    expect(res.headers['retry-after']).toBe('2');
+    expect(res.json()).toEqual({ error: 'Too many requests', retryAfterMs: 1500 });
+  });
+
+  it('recordings API: standard envelope with RATE_LIMIT_EXCEEDED plus retryAfterMs', async () => {
+    const res = await get('/recordings/limited');
+    expect(res.statusCode).toBe(429);
+    expect(res.headers['retry-after']).toBe('2');
+    expect(res.json()).toEqual({
+      success: false,
+      error: { code: 'RATE_LIMIT_EXCEEDED', message: 'Too many requests' },
+      retryAfterMs: 1500,
+    });
+  });
+
+  it('analytics APIs: analytics envelope with retryAfterMs in details', async () => {
+    const res = await get('/analytics/limited');
+    expect(res.statusCode).toBe(429);
+    expect(res.headers['retry-after']).toBe('2');
+    expect(res.json()).toEqual({
+      success: false,
+      error: { code: 'RATE_LIMIT_EXCEEDED', message: 'Too many requests', details: { retryAfterMs: 1500 } },
+      message: 'Too many requests',
+      required: '',
+    });
+  });
+});
+
+describe("Fastify's own 4xx keep the standard envelope", () => {
+  it('malformed JSON is 400 BAD_REQUEST', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      payload: '{',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({
+      success: false,
+      error: { code: 'BAD_REQUEST', message: expect.any(String) },
+    });
+  });
+
+  it('a body over the limit is 413', async () => {
+    const res = await app.inject({ method: 'POST', url: '/echo', payload: { x: 'y'.repeat(200) } });
+    expect(res.statusCode).toBe(413);
+    expect(res.json()).toMatchObject({ success: false, error: { code: 'PAYLOAD_TOO_LARGE' } });
+  });
+
+  it('an unsupported media type is 415', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      payload: 'a=1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toMatchObject({ success: false, error: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
+  });
+
+  it('a request failing its declared schema is 400 VALIDATION_ERROR', async () => {
+    const res = await app.inject('/validated?limit=99');
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({
+      success: false,
+      error: { code: 'VALIDATION_ERROR', message: expect.stringMatching(/^querystring\.limit: /) },
+    });
+    expect((await app.inject('/validated?limit=3')).json()).toEqual({ limit: 3 });
+  });
+
+  it('an unknown route is 404 NOT_FOUND, without the query string', async () => {
+    const res = await app.inject('/nope?secret=1');
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({
+      success: false,
+      error: { code: 'NOT_FOUND', message: 'no route for GET /nope' },
+    });
+  });
+
+  it('every response carries x-request-id', async () => {
+    expect((await get('/platform/coded')).headers['x-request-id']).toBe('req-1');
+  });
+});

@@ -1,0 +1,80 @@
+import { ParleyError } from '@parley/platform';
+
+/**
+ * How an error is shaped on the wire (spec 000 §7):
+ * - `standard`: `{ success: false, error: { code, message } }` (+ `required` on 403 PERMISSION_REQUIRED).
+ * - `analytics`: `{ success: false, error: { code, message, details }, message, required }`.
+ * - `authentication`: the 401 body `{ error, requestId }` (no success, no code).
+ * - `rateLimited`: 429; its body depends on the API family (see toErrorReply).
+ * Unset: the route's API family decides between `standard` and `analytics`.
+ */
+export type EnvelopeKind = 'standard' | 'analytics' | 'authentication' | 'rateLimited';
+
+export interface HttpErrorOptions {
+  envelope?: EnvelopeKind;
+  /** What the request needed: the permission on 403 PERMISSION_REQUIRED, the rule on analytics 400s. */
+  required?: string;
+  details?: Record<string, unknown>;
+  /** 429 only: how long until the window resets. */
+  retryAfterMs?: number;
+  cause?: unknown;
+}
+
+/** A ParleyError that also says which envelope it travels in. */
+export class HttpError extends ParleyError {
+  readonly envelope: EnvelopeKind | undefined;
+  readonly required: string | undefined;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(code: string, status: number, message: string, options: HttpErrorOptions = {}) {
+    super(code, status, message, { cause: options.cause, details: options.details });
+    this.name = 'HttpError';
+    this.envelope = options.envelope;
+    this.required = options.required;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+/** One fixed message for every 401, so the body never says why the credential failed. */
+export const AUTHENTICATION_MESSAGE = 'Missing or invalid API key';
+
+/** 401 in the authentication envelope: missing, malformed, unknown, expired and revoked look the same. */
+export function authenticationFailed(): HttpError {
+  return new HttpError('UNAUTHORIZED', 401, AUTHENTICATION_MESSAGE, { envelope: 'authentication' });
+}
+
+export function permissionRequired(permission: string): HttpError {
+  return new HttpError('PERMISSION_REQUIRED', 403, `This API key lacks the permission ${permission}`, {
+    required: permission,
+  });
+}
+
+export function platformApiKeyRequired(): HttpError {
+  return new HttpError(
+    'PLATFORM_API_KEY_REQUIRED',
+    403,
+    'This endpoint accepts only a platform API key (plat_…)',
+  );
+}
+
+/** Same body whether the project exists or not: the caller learns only that its key does not reach it. */
+export function projectNotFound(): HttpError {
+  return new HttpError('PROJECT_NOT_FOUND', 404, 'Project not found');
+}
+
+export function rateLimited(retryAfterMs: number): HttpError {
+  return new HttpError('RATE_LIMIT_EXCEEDED', 429, 'Too many requests', {
+    envelope: 'rateLimited',
+    retryAfterMs: Math.max(0, Math.ceil(retryAfterMs)),
+  });
+}
+
+/** An analytics API error (spec 000 §7): always in the analytics envelope, wherever it is thrown. */
+export function analyticsError(
+  code: string,
+  status: number,
+  message: string,
+  options: { details?: Record<string, unknown>; required?: string } = {},
+): HttpError {
+  return new HttpError(code, status, message, { ...options, envelope: 'analytics' });
+}

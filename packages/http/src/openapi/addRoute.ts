@@ -1,0 +1,114 @@
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifySchema,
+  HTTPMethods,
+  preHandlerAsyncHookHandler,
+} from 'fastify';
+import type { z } from 'zod';
+import type { ApiFamily } from '../errors/toErrorReply.js';
+import { type JsonSchema, jsonSchemaOf } from './jsonSchemaOf.js';
+
+type Part = z.ZodType | undefined;
+type Out<T extends Part> = T extends z.ZodType ? z.output<T> : unknown;
+
+export interface RouteShapes<P extends Part, Q extends Part, H extends Part, B extends Part> {
+  params?: P;
+  querystring?: Q;
+  headers?: H;
+  body?: B;
+  /** Per status: a zod schema, a JSON schema, or a shared one (`errorResponses.standard`, …). */
+  response: Record<number, z.ZodType | JsonSchema>;
+}
+
+export interface RouteDefinition<P extends Part, Q extends Part, H extends Part, B extends Part>
+  extends RouteShapes<P, Q, H, B> {
+  method: HTTPMethods;
+  url: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  operationId?: string;
+  /** OpenAPI security requirements, e.g. `[{ apiKey: [] }]` (schemes of openApiPlugin). */
+  security?: Array<Record<string, string[]>>;
+  /**
+   * `validate` (default): zod parses params, query, headers and body; a
+   * failure is 400 VALIDATION_ERROR and the handler gets zod's output.
+   * `document`: the shapes are only documented and the handler parses them,
+   * for routes whose spec wants its own 400 codes (the analytics APIs).
+   */
+  validation?: 'validate' | 'document';
+  apiFamily?: ApiFamily;
+  /** Request body limit of this route in bytes; default the app's (spec 000 §8: 1 MB standard). */
+  bodyLimit?: number;
+  preHandler?: preHandlerAsyncHookHandler | preHandlerAsyncHookHandler[];
+  handler: (
+    request: FastifyRequest<{ Params: Out<P>; Querystring: Out<Q>; Headers: Out<H>; Body: Out<B> }>,
+    reply: FastifyReply,
+  ) => unknown;
+}
+
+/**
+ * Declares a route's shapes once: zod (or JSON) schemas that Fastify
+ * validates with and @fastify/swagger puts in /openapi.json. Replies are
+ * serialised with JSON.stringify: response schemas document, they do not
+ * filter fields.
+ */
+export function addRoute<P extends Part, Q extends Part, H extends Part, B extends Part>(
+  app: FastifyInstance,
+  definition: RouteDefinition<P, Q, H, B>,
+): void {
+  const parts: Record<string, z.ZodType | undefined> = {
+    params: definition.params,
+    querystring: definition.querystring,
+    headers: definition.headers,
+    body: definition.body,
+  };
+  const schema: FastifySchema & Record<string, unknown> = {
+    summary: definition.summary,
+    response: Object.fromEntries(
+      Object.entries(definition.response).map(([status, shape]) => [status, responseSchema(status, shape)]),
+    ),
+  };
+  if (definition.description !== undefined) schema.description = definition.description;
+  if (definition.tags !== undefined) schema.tags = definition.tags;
+  if (definition.operationId !== undefined) schema.operationId = definition.operationId;
+  if (definition.security !== undefined) schema.security = definition.security;
+  for (const [part, shape] of Object.entries(parts)) {
+    if (shape !== undefined) schema[part] = jsonSchemaOf(shape, 'input');
+  }
+  const validate = (definition.validation ?? 'validate') === 'validate';
+
+  app.route({
+    method: definition.method,
+    url: definition.url,
+    schema,
+    config: { apiFamily: definition.apiFamily ?? 'platform' },
+    ...(definition.bodyLimit === undefined ? {} : { bodyLimit: definition.bodyLimit }),
+    ...(definition.preHandler === undefined ? {} : { preHandler: definition.preHandler }),
+    validatorCompiler: ({ httpPart }) => {
+      const shape = httpPart === undefined ? undefined : parts[httpPart];
+      if (!validate || shape === undefined) return () => true;
+      return (data: unknown) => {
+        const parsed = shape.safeParse(data);
+        return parsed.success ? { value: parsed.data } : { error: parsed.error };
+      };
+    },
+    serializerCompiler: () => (data: unknown) => JSON.stringify(data),
+    handler: definition.handler as (request: FastifyRequest, reply: FastifyReply) => unknown,
+  });
+}
+
+function responseSchema(status: string, shape: z.ZodType | JsonSchema): JsonSchema {
+  const json = jsonSchemaOf(shape, 'output');
+  if ('$ref' in json) return json;
+  return {
+    description: typeof json.description === 'string' ? json.description : describeStatus(status),
+    ...json,
+  };
+}
+
+function describeStatus(status: string): string {
+  return status.startsWith('2') ? 'Success' : 'Error';
+}

@@ -1,0 +1,62 @@
+import swagger from '@fastify/swagger';
+import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
+import { errorSchemas } from './errorSchemas.js';
+
+export interface OpenApiOptions {
+  title: string;
+  version: string;
+  description?: string;
+}
+
+/**
+ * The API's OpenAPI 3.1 document, built by @fastify/swagger from the routes'
+ * schemas and served at `GET /openapi.json`. Register it before the routes:
+ * swagger only sees routes added after it.
+ */
+const plugin: FastifyPluginAsync<OpenApiOptions> = async (app, options) => {
+  for (const schema of errorSchemas) app.addSchema(schema);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: options.title,
+        version: options.version,
+        ...(options.description === undefined ? {} : { description: options.description }),
+      },
+      components: {
+        securitySchemes: {
+          apiKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'x-api-key',
+            description: 'Platform API key (plat_…)',
+          },
+          bearer: { type: 'http', scheme: 'bearer', description: 'Platform API key (plat_…), not a JWT' },
+        },
+      },
+    },
+    // Shared schemas keep their $id as the component name (StandardError, …).
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
+  });
+
+  app.get(
+    '/openapi.json',
+    {
+      schema: {
+        summary: 'This OpenAPI document',
+        tags: ['meta'],
+        response: {
+          200: { description: 'OpenAPI 3.1 document', type: 'object', additionalProperties: true },
+        },
+      },
+    },
+    async () => app.swagger(),
+  );
+};
+
+export const openApiPlugin = fp(plugin, { name: '@parley/http/openapi', fastify: '5.x' });

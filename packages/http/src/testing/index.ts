@@ -1,0 +1,2 @@
+export { openApiProblems, recordRoutes } from './openApiProblems.js';
+export { KEYS, principals, testApp, verifyFixedKeys } from './testApp.js';
