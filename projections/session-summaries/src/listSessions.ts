@@ -1,0 +1,165 @@
+import type { Pool, PoolClient } from '@parley/platform';
+import type { SessionListFilter } from './filter.js';
+import { sessionListWhere } from './sessionListWhere.js';
+
+/** A session summary exactly as spec 000 §2.2 names its fields. */
+export interface SessionSummary {
+  id: string;
+  channel: string;
+  environment: string;
+  status: string;
+  containmentType: string;
+  createdAt: string;
+  lastActivityAt: string;
+  /** null while the session is active. */
+  endedAt: string | null;
+  messageCount: { user: number; agent: number; total: number };
+  traceEventCount: { llm_call: number; decision: number; tool_call: number; error: number; total: number };
+  tokenCount: {
+    inputTokens: number;
+    cachedTokens: number;
+    completionTokens: number;
+    reasoningTokens: number;
+    outputTokens: number;
+    totalTokens: number;
+  };
+  traceDimensions: Record<string, string>;
+  estimatedCost: number;
+  durationMs: number;
+  idleDurationMs: number;
+  isTest: boolean | null;
+}
+
+export interface SessionPage {
+  /** Every match across pages. */
+  total: number;
+  sessions: SessionSummary[];
+  /** True when matches remain after this page (a page cut short by the size cap included). */
+  hasMore: boolean;
+}
+
+/** The response body cap of spec 000 §8. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/**
+ * Room left for the page envelope (success, total, offset, limit, hasMore, the freshness field,
+ * brackets): the sessions array gets the rest of the 1 MiB.
+ */
+export const ENVELOPE_RESERVE_BYTES = 4 * 1024;
+
+export interface ListSessionsOptions {
+  /** Bytes the serialised `sessions` array may take (commas and brackets included). */
+  maxSessionsBytes?: number;
+}
+
+interface SummaryQueryRow {
+  total: number;
+  id: string | null;
+  channel: string;
+  environment: string;
+  status: string;
+  containment_type: string;
+  created_at: Date;
+  last_activity_at: Date | null;
+  ended_at: Date | null;
+  user_messages: number;
+  agent_messages: number;
+  trace_llm_call: number;
+  trace_decision: number;
+  trace_tool_call: number;
+  trace_error: number;
+  trace_total: number;
+  input_tokens: number;
+  cached_tokens: number;
+  completion_tokens: number;
+  reasoning_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+  trace_dimensions: Record<string, string> | null;
+  estimated_cost: string;
+  duration_ms: number;
+  idle_duration_ms: number;
+  is_test: boolean | null;
+}
+
+const COLUMNS = `s.id, s.channel, s.environment, s.status, s.containment_type, s.created_at,
+  s.last_activity_at, s.ended_at, s.user_messages, s.agent_messages, s.trace_llm_call, s.trace_decision,
+  s.trace_tool_call, s.trace_error, s.trace_total, s.input_tokens, s.cached_tokens, s.completion_tokens,
+  s.reasoning_tokens, s.output_tokens, s.total_tokens, s.trace_dimensions, s.estimated_cost, s.duration_ms,
+  s.idle_duration_ms, s.is_test`;
+
+export function toSessionSummary(r: SummaryQueryRow & { id: string }): SessionSummary {
+  return {
+    id: r.id,
+    channel: r.channel,
+    environment: r.environment,
+    status: r.status,
+    containmentType: r.containment_type,
+    createdAt: r.created_at.toISOString(),
+    lastActivityAt: (r.last_activity_at ?? r.created_at).toISOString(),
+    endedAt: r.ended_at?.toISOString() ?? null,
+    messageCount: {
+      user: r.user_messages,
+      agent: r.agent_messages,
+      total: r.user_messages + r.agent_messages,
+    },
+    traceEventCount: {
+      llm_call: r.trace_llm_call,
+      decision: r.trace_decision,
+      tool_call: r.trace_tool_call,
+      error: r.trace_error,
+      total: r.trace_total,
+    },
+    tokenCount: {
+      inputTokens: r.input_tokens,
+      cachedTokens: r.cached_tokens,
+      completionTokens: r.completion_tokens,
+      reasoningTokens: r.reasoning_tokens,
+      outputTokens: r.output_tokens,
+      totalTokens: r.total_tokens,
+    },
+    traceDimensions: r.trace_dimensions ?? {},
+    estimatedCost: Number(r.estimated_cost),
+    durationMs: r.duration_ms,
+    idleDurationMs: r.idle_duration_ms,
+    isTest: r.is_test,
+  };
+}
+
+/**
+ * One page of the session list (spec 000 §4.2), newest first: createdAt descending, then id
+ * descending (one backward scan of the (project_id, created_at, id) index). Reads the views only.
+ * One statement, one round trip: the count and the page, the count repeated on each page row (and
+ * alone, with null columns, when the page is empty).
+ */
+export async function listSessions(
+  db: Pool | PoolClient,
+  filter: SessionListFilter,
+  options: ListSessionsOptions = {},
+): Promise<SessionPage> {
+  const maxBytes = options.maxSessionsBytes ?? MAX_BODY_BYTES - ENVELOPE_RESERVE_BYTES;
+  const { where, params } = sessionListWhere(filter);
+  const limit = `$${params.length + 1}`;
+  const offset = `$${params.length + 2}`;
+  const { rows } = await db.query<SummaryQueryRow>(
+    `select t.total, p.*
+       from (select count(*) as total from session_summaries s where ${where}) t
+       left join lateral (
+         select ${COLUMNS} from session_summaries s where ${where}
+          order by s.created_at desc, s.id desc limit ${limit} offset ${offset}
+       ) p on true`,
+    [...params, filter.limit, filter.offset],
+  );
+  const total = Number(rows[0]?.total ?? 0);
+  const sessions: SessionSummary[] = [];
+  let bytes = 2; // []
+  for (const row of rows) {
+    if (row.id === null) break;
+    const summary = toSessionSummary(row as SummaryQueryRow & { id: string });
+    const size = Buffer.byteLength(JSON.stringify(summary)) + (sessions.length > 0 ? 1 : 0);
+    // A row larger than the whole cap still goes out alone, so that paging always moves on.
+    if (sessions.length > 0 && bytes + size > maxBytes) break;
+    bytes += size;
+    sessions.push(summary);
+  }
+  return { total, sessions, hasMore: filter.offset + sessions.length < total };
+}

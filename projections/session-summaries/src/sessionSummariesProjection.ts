@@ -1,0 +1,133 @@
+import type { RecordedEvent } from '@parley/eventstore';
+import { defineProjection, type KeyOf, type RowOf } from '@parley/projection-runner';
+import { dimensionMatchKey, dimensionNameKey, evolveDimension } from './dimensionRow.js';
+import { parsedSessionEvent } from './parsedSessionEvent.js';
+import { evolveSummary } from './summaryRow.js';
+
+/** The event types this projection reads; every other type is filtered out by the runner. */
+export const SESSION_SUMMARY_EVENT_TYPES = [
+  'SessionStarted',
+  'SessionEnded',
+  'MessageReceived',
+  'AgentReplied',
+  'TraceEventRecorded',
+  'LlmCallRecorded',
+] as const;
+
+const summaryTable = {
+  columns: {
+    project_id: 'text',
+    id: 'text',
+    // From the winning SessionStarted (earliest startedAt, then smallest event id); null until one is read.
+    started_event_id: { type: 'text', nullable: true },
+    channel: { type: 'text', nullable: true },
+    environment: { type: 'text', nullable: true },
+    channel_user_id: { type: 'text', nullable: true },
+    caller_number_key: { type: 'text', nullable: true },
+    trace_dimensions: { type: 'jsonb', nullable: true },
+    is_test: { type: 'boolean', nullable: true },
+    created_at: { type: 'timestamptz', nullable: true },
+    // Latest end of any activity (start, message, reply, trace event, LLM call); ending is not activity.
+    last_activity_at: { type: 'timestamptz', nullable: true },
+    // From the winning SessionEnded (latest endedAt, then largest event id); null while active.
+    ended_event_id: { type: 'text', nullable: true },
+    ended_at: { type: 'timestamptz', nullable: true },
+    recorded_containment_type: { type: 'text', nullable: true },
+    // Derived from the columns above at every change, stored for filtering.
+    status: 'text',
+    containment_type: 'text',
+    duration_ms: 'bigint',
+    idle_duration_ms: 'bigint',
+    user_messages: 'integer',
+    agent_messages: 'integer',
+    trace_llm_call: 'integer',
+    trace_decision: 'integer',
+    trace_tool_call: 'integer',
+    trace_error: 'integer',
+    trace_total: 'integer',
+    llm_calls: 'integer',
+    input_tokens: 'bigint',
+    cached_tokens: 'bigint',
+    completion_tokens: 'bigint',
+    reasoning_tokens: 'bigint',
+    output_tokens: 'bigint',
+    total_tokens: 'bigint',
+    // Exact decimal sum of the calls' costs (see decimal.ts).
+    estimated_cost: 'numeric',
+    // Latest recordedAt of the events folded into the row (spec 000 §4.2 callerNumber rule 9).
+    summary_written_at: 'timestamptz',
+  },
+  primaryKey: ['project_id', 'id'],
+  indexes: [
+    { columns: ['project_id', 'created_at', 'id'] },
+    { columns: ['project_id', 'caller_number_key'] },
+    { columns: ['project_id', 'channel_user_id'] },
+  ],
+} as const;
+
+/**
+ * One row per dimension of a session, for the traceDimensions filter: the runner's indexes are
+ * plain btrees (no GIN on the summary's jsonb), and names and values are unbounded strings, so rows
+ * are found by a hash of (name, value). A row is only valid for the SessionStarted it came from
+ * (readers join on started_event_id), which keeps the table exact when a session has two starts.
+ */
+const dimensionTable = {
+  columns: {
+    project_id: 'text',
+    session_id: 'text',
+    name_key: 'text',
+    match_key: 'text',
+    started_event_id: 'text',
+    started_at: 'timestamptz',
+  },
+  primaryKey: ['project_id', 'session_id', 'name_key'],
+  indexes: [{ columns: ['project_id', 'match_key'] }],
+} as const;
+
+export type SummaryRow = RowOf<typeof summaryTable>;
+export type SummaryKey = KeyOf<typeof summaryTable>;
+export type DimensionRow = RowOf<typeof dimensionTable>;
+export type DimensionKey = KeyOf<typeof dimensionTable>;
+
+function summaryKeys(event: RecordedEvent): SummaryKey[] {
+  const parsed = parsedSessionEvent(event);
+  if (!parsed) return [];
+  return [{ project_id: parsed.data.projectId, id: parsed.data.sessionId }];
+}
+
+function dimensionKeys(event: RecordedEvent): DimensionKey[] {
+  const parsed = parsedSessionEvent(event);
+  if (parsed?.type !== 'SessionStarted') return [];
+  const { projectId, sessionId, traceDimensions } = parsed.data;
+  return Object.keys(traceDimensions).map((name) => ({
+    project_id: projectId,
+    session_id: sessionId,
+    name_key: dimensionNameKey(name),
+  }));
+}
+
+/** Session summaries (spec 000 §2.2): one row per session, exact under any order of its events. */
+export const sessionSummariesProjection = defineProjection({
+  name: 'session-summaries',
+  version: 1,
+  eventTypes: SESSION_SUMMARY_EVENT_TYPES,
+  tables: { session_summaries: summaryTable, session_dimensions: dimensionTable },
+  handlers: {
+    session_summaries: {
+      keys: summaryKeys,
+      evolve: (row, event, key) => {
+        const parsed = parsedSessionEvent(event);
+        return parsed ? evolveSummary(row, parsed, key) : row;
+      },
+    },
+    session_dimensions: {
+      keys: dimensionKeys,
+      evolve: (row, event, key) => {
+        const parsed = parsedSessionEvent(event);
+        return parsed?.type === 'SessionStarted' ? evolveDimension(row, parsed, key) : row;
+      },
+    },
+  },
+});
+
+export { dimensionMatchKey };
