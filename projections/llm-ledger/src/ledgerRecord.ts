@@ -1,0 +1,87 @@
+import { sourceLabel, sourceSubtypeLabel } from '@parley/analytics';
+import type { PayloadState } from './ledgerRow.js';
+import type { LedgerRow } from './llmLedgerProjection.js';
+
+/** The prompt sent and the response received, as recorded (spec 000 §2.3 `payload`). */
+export interface LedgerPayload {
+  prompt: unknown;
+  response: unknown;
+}
+
+/**
+ * One LLM call record of the ledger API (spec 000 §2.3), fields in the spec's order. Values the
+ * call did not record are null: sessionId and traceId (design-time calls have no session),
+ * environment, channel and channelType (design-time calls), sourceId.
+ */
+export interface LedgerRecord {
+  id: string;
+  model: string;
+  agentName: string;
+  provider: string;
+  environment: string | null;
+  status: 'success' | 'failed';
+  inputTokens: number;
+  cachedTokens: number;
+  completionTokens: number;
+  reasoningTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  latencyMs: number;
+  timeToFirstTokenMs: number;
+  streamingUsed: boolean;
+  cost: number;
+  timestamp: string;
+  sessionId: string | null;
+  callId: string;
+  traceId: string | null;
+  eventId: string;
+  source: string;
+  sourceSubtype: string;
+  sourceLabel: string;
+  sourceSubtypeLabel: string;
+  sourceId: string | null;
+  channel: string | null;
+  channelType: string | null;
+  statusCode: number;
+  payloadState: PayloadState;
+  /** Only with dataMode=full and where stored; the key is absent otherwise. */
+  payload?: LedgerPayload;
+}
+
+/** The summary columns listLedger selects (every column of `llm_ledger` but project_id). */
+export type LedgerSummaryRow = Omit<LedgerRow, 'project_id'>;
+
+export function toLedgerRecord(row: LedgerSummaryRow): LedgerRecord {
+  return {
+    id: row.id,
+    model: row.model,
+    agentName: row.agent_name,
+    provider: row.provider,
+    environment: row.environment,
+    status: row.status as LedgerRecord['status'],
+    inputTokens: row.input_tokens,
+    cachedTokens: row.cached_tokens,
+    completionTokens: row.completion_tokens,
+    reasoningTokens: row.reasoning_tokens,
+    outputTokens: row.output_tokens,
+    totalTokens: row.total_tokens,
+    latencyMs: row.latency_ms,
+    timeToFirstTokenMs: row.time_to_first_token_ms,
+    streamingUsed: row.streaming_used,
+    cost: row.cost,
+    timestamp: row.started_at.toISOString(),
+    sessionId: row.session_id,
+    callId: row.call_id,
+    traceId: row.trace_id,
+    eventId: row.event_id,
+    source: row.source,
+    sourceSubtype: row.source_subtype,
+    sourceLabel: sourceLabel(row.source),
+    sourceSubtypeLabel: sourceSubtypeLabel(row.source_subtype, row.source),
+    sourceId: row.source_id,
+    channel: row.channel,
+    channelType: row.channel_type,
+    statusCode: row.status_code,
+    payloadState: row.payload_state as PayloadState,
+  };
+}

@@ -1,0 +1,82 @@
+import { canonicalSource, canonicalSourceSubtype } from '@parley/analytics';
+import type { LlmCallRecordedData } from '@parley/events';
+import type { RecordedEvent } from '@parley/eventstore';
+
+/** What the ledger shows for a model or provider the call did not record (spec 000 §2.3). */
+export const UNKNOWN = 'unknown';
+
+/** Whether the prompt and response of a call can be read with dataMode=full. */
+export const PAYLOAD_STATES = ['available', 'not_stored', 'too_large'] as const;
+export type PayloadState = (typeof PAYLOAD_STATES)[number];
+
+/**
+ * A payload larger than this (serialised JSON, UTF-8 bytes) is not kept by the ledger: it could
+ * never be served within the 1 MiB page cap, which must also hold the call's own fields and the
+ * page envelope. The log still has it.
+ */
+export const PAYLOAD_LIMIT_BYTES = 960 * 1024;
+
+/**
+ * The composite id of a call: `<sessionId>:<callId>` for a call made in a session,
+ * `<projectId>:<callId>` for a design-time call (stream `llm-<projectId>`).
+ */
+export function ledgerId(call: Pick<LlmCallRecordedData, 'sessionId' | 'projectId' | 'callId'>): string {
+  return `${call.sessionId ?? call.projectId}:${call.callId}`;
+}
+
+/** The log spells development `dev`; the ledger API reports `development` (spec 000 §2.3). */
+export function ledgerEnvironment(environment: string | undefined): string | null {
+  if (environment === undefined) return null;
+  return environment === 'dev' ? 'development' : environment;
+}
+
+export function payloadBytes(payload: LlmCallRecordedData['payload']): number {
+  return payload === undefined ? 0 : Buffer.byteLength(JSON.stringify(payload), 'utf8');
+}
+
+export function payloadStateOf(
+  payload: LlmCallRecordedData['payload'],
+  bytes: number = payloadBytes(payload),
+): PayloadState {
+  if (payload === undefined) return 'not_stored';
+  return bytes > PAYLOAD_LIMIT_BYTES ? 'too_large' : 'available';
+}
+
+/** The summary row of a call, in the columns of the `llm_ledger` table (see llmLedgerProjection). */
+export function ledgerRow(call: LlmCallRecordedData, event: RecordedEvent) {
+  const bytes = payloadBytes(call.payload);
+  const state = payloadStateOf(call.payload, bytes);
+  return {
+    project_id: call.projectId,
+    id: ledgerId(call),
+    call_id: call.callId,
+    session_id: call.sessionId ?? null,
+    trace_id: call.traceId ?? null,
+    event_id: event.eventId,
+    model: call.model ?? UNKNOWN,
+    provider: call.provider ?? UNKNOWN,
+    agent_name: call.agentName,
+    environment: ledgerEnvironment(call.environment),
+    channel: call.channel ?? null,
+    channel_type: call.channelType ?? null,
+    status: call.status,
+    status_code: call.statusCode,
+    input_tokens: call.usage.inputTokens,
+    cached_tokens: call.usage.cachedTokens,
+    completion_tokens: call.usage.completionTokens,
+    reasoning_tokens: call.usage.reasoningTokens,
+    output_tokens: call.usage.outputTokens,
+    total_tokens: call.usage.totalTokens,
+    latency_ms: call.latencyMs,
+    time_to_first_token_ms: call.timeToFirstTokenMs,
+    streaming_used: call.streamingUsed,
+    cost: call.cost,
+    started_at: new Date(call.startedAt),
+    // Older names become current ones, so that the filter's canonical names find every call.
+    source: canonicalSource(call.source),
+    source_subtype: canonicalSourceSubtype(call.sourceSubtype, call.source),
+    source_id: call.sourceId ?? null,
+    payload_state: state,
+    payload_bytes: state === 'available' ? bytes : 0,
+  };
+}

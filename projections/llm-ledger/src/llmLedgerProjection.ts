@@ -1,0 +1,99 @@
+import { defineProjection, type RowOf } from '@parley/projection-runner';
+import { callOf } from './callOf.js';
+import { ledgerId, ledgerRow, payloadStateOf } from './ledgerRow.js';
+
+/**
+ * The LLM call ledger (spec 000 §2.3): one row per call in `llm_ledger`, and the call's prompt and
+ * response, where stored, in `llm_ledger_payloads`, keyed alike, so that summary pages never read
+ * a payload. A call recorded again (same session and callId) replaces the earlier record: the
+ * last one in log order wins, in both tables.
+ */
+export const llmLedgerProjection = defineProjection({
+  name: 'llm-ledger',
+  version: 1,
+  eventTypes: ['LlmCallRecorded'],
+  tables: {
+    llm_ledger: {
+      columns: {
+        project_id: 'text',
+        id: 'text',
+        call_id: 'text',
+        session_id: { type: 'text', nullable: true },
+        trace_id: { type: 'text', nullable: true },
+        event_id: 'text',
+        model: 'text',
+        provider: 'text',
+        agent_name: 'text',
+        environment: { type: 'text', nullable: true },
+        channel: { type: 'text', nullable: true },
+        channel_type: { type: 'text', nullable: true },
+        status: 'text',
+        status_code: 'integer',
+        input_tokens: 'bigint',
+        cached_tokens: 'bigint',
+        completion_tokens: 'bigint',
+        reasoning_tokens: 'bigint',
+        output_tokens: 'bigint',
+        total_tokens: 'bigint',
+        latency_ms: 'bigint',
+        time_to_first_token_ms: 'bigint',
+        streaming_used: 'boolean',
+        cost: 'double precision',
+        started_at: 'timestamptz',
+        source: 'text',
+        source_subtype: 'text',
+        source_id: { type: 'text', nullable: true },
+        payload_state: 'text',
+        /** Serialised size of the stored payload (0 when none): pages are cut to 1 MiB before reading payloads. */
+        payload_bytes: 'integer',
+      },
+      primaryKey: ['project_id', 'id'],
+      // The time window is always given; each sort walks its own index, `id` last for the tiebreak.
+      indexes: [
+        { columns: ['project_id', 'started_at', 'id'] },
+        { columns: ['project_id', 'latency_ms', 'id'] },
+        { columns: ['project_id', 'cost', 'id'] },
+        { columns: ['project_id', 'total_tokens', 'id'] },
+        { columns: ['project_id', 'session_id'] },
+      ],
+    },
+    llm_ledger_payloads: {
+      columns: {
+        project_id: 'text',
+        id: 'text',
+        /** `{ prompt, response }` as recorded. */
+        payload: 'jsonb',
+      },
+      primaryKey: ['project_id', 'id'],
+    },
+  },
+  handlers: {
+    llm_ledger: {
+      keys: (event) => {
+        const call = callOf(event);
+        return call ? [{ project_id: call.projectId, id: ledgerId(call) }] : [];
+      },
+      evolve: (row, event) => {
+        const call = callOf(event);
+        return call ? ledgerRow(call, event) : row;
+      },
+    },
+    llm_ledger_payloads: {
+      // Every call touches its payload row, so a call recorded again without a payload removes
+      // the earlier one.
+      keys: (event) => {
+        const call = callOf(event);
+        return call ? [{ project_id: call.projectId, id: ledgerId(call) }] : [];
+      },
+      evolve: (row, event) => {
+        const call = callOf(event);
+        if (!call) return row;
+        if (payloadStateOf(call.payload) !== 'available') return undefined;
+        return { project_id: call.projectId, id: ledgerId(call), payload: call.payload };
+      },
+    },
+  },
+});
+
+export type LedgerRow = RowOf<typeof llmLedgerProjection.tables.llm_ledger>;
+export type LedgerPayloadRow = RowOf<typeof llmLedgerProjection.tables.llm_ledger_payloads>;
