@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import {
+  type EventType,
+  InvalidEventDataError,
+  sessionStream,
+  streamForLlmCall,
+  toAppend,
+} from '@parley/events';
+import type { EventToAppend } from '@parley/eventstore';
+import type { z } from 'zod';
+import { INGEST_ITEM_KINDS, ingestDataSchemas, ingestItemSchema } from './items.js';
+
+export interface IngestScope {
+  tenantId: string;
+  projectId: string;
+}
+
+export interface ItemError {
+  code: 'VALIDATION_ERROR' | 'DUPLICATE_ITEM_ID' | 'EVENT_ID_CONFLICT';
+  message: string;
+  /** Where the item is wrong; never the submitted values (they may be message text). */
+  details: { issues: Array<{ path: string; message: string }> };
+}
+
+export type PreparedItem =
+  | { index: number; id: string; ok: true; stream: string; event: EventToAppend }
+  | { index: number; id: string | null; ok: false; error: ItemError };
+
+/**
+ * The event id of an item: a UUID derived from the project and the client's
+ * item id, so that submitting the same item again appends nothing (the log's
+ * idempotent event ids do the rest).
+ */
+export function deriveEventId(projectId: string, itemId: string): string {
+  // Length-prefixed, so that no (project, item) pair can spell another one.
+  const hex = createHash('sha256').update(`${projectId.length}:${projectId}${itemId}`).digest('hex');
+  // RFC 9562 version 8 (custom) with the RFC variant bits.
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+const issuesOf = (error: z.ZodError, prefix: string) =>
+  error.issues.map((issue) => ({
+    path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.'),
+    message: issue.message,
+  }));
+
+const invalid = (index: number, id: string | null, issues: ItemError['details']['issues']): PreparedItem => ({
+  index,
+  id,
+  ok: false,
+  error: { code: 'VALIDATION_ERROR', message: 'the item is not a valid fact', details: { issues } },
+});
+
+function streamOf(type: EventType, data: Record<string, unknown>, projectId: string): string {
+  if (type === 'LlmCallRecorded') {
+    return streamForLlmCall({ projectId, sessionId: data.sessionId as string | undefined });
+  }
+  return sessionStream(data.sessionId as string);
+}
+
+/**
+ * Validates each item on its own and turns the valid ones into events of the
+ * catalog, scoped to the key's project. One bad item never rejects the others.
+ */
+export function prepareItems(
+  items: readonly unknown[],
+  scope: IngestScope,
+  normaliseCallerNumber: (raw: string) => string,
+): PreparedItem[] {
+  const seen = new Set<string>();
+  return items.map((raw, index): PreparedItem => {
+    const envelope = ingestItemSchema.safeParse(raw);
+    if (!envelope.success) {
+      const id = typeof (raw as { id?: unknown } | null)?.id === 'string' ? (raw as { id: string }).id : null;
+      return invalid(index, id, issuesOf(envelope.error, ''));
+    }
+    const { id, type, data } = envelope.data;
+    if (seen.has(id)) {
+      return {
+        index,
+        id,
+        ok: false,
+        error: {
+          code: 'DUPLICATE_ITEM_ID',
+          message: 'an earlier item of this request has the same id',
+          details: { issues: [{ path: 'id', message: 'duplicate in this request' }] },
+        },
+      };
+    }
+    seen.add(id);
+    const parsed = ingestDataSchemas[type].safeParse(data);
+    if (!parsed.success) return invalid(index, id, issuesOf(parsed.error, 'data'));
+
+    const eventType = INGEST_ITEM_KINDS[type];
+    const { callerNumber, ...rest } = parsed.data as Record<string, unknown> & { callerNumber?: string };
+    const eventData: Record<string, unknown> = { ...rest, projectId: scope.projectId };
+    if (eventType === 'SessionStarted' || eventType === 'LlmCallRecorded')
+      eventData.tenantId = scope.tenantId;
+    if (callerNumber !== undefined) {
+      const key = normaliseCallerNumber(callerNumber);
+      if (key.length > 0) eventData.callerNumberKey = key;
+    }
+    try {
+      const event = toAppend(
+        eventType,
+        eventData as never,
+        { tenantId: scope.tenantId, projectId: scope.projectId },
+        deriveEventId(scope.projectId, id),
+      );
+      return { index, id, ok: true, stream: streamOf(eventType, eventData, scope.projectId), event };
+    } catch (err) {
+      if (!(err instanceof InvalidEventDataError)) throw err;
+      return invalid(
+        index,
+        id,
+        err.issues.map((issue) => ({
+          path: ['data', ...issue.path.map(String)].join('.'),
+          message: issue.message,
+        })),
+      );
+    }
+  });
+}
