@@ -4,11 +4,12 @@
  * one run, since machines are noisy. Knobs: BENCH_SECONDS (per append
  * scenario, default 3), BENCH_REBUILD_EVENTS (default 1,000,000),
  * BENCH_BATCH (events per batched append, default 100), BENCH_ONLY
- * (`append` or `rebuild`). Results go to stdout as Markdown, progress to stderr.
+ * (`append`, `rebuild` or `lag`). Results go to stdout as Markdown, progress to stderr.
  */
 import { cpus } from 'node:os';
 import { benchAppend } from './append.js';
 import { openBenchDatabase } from './database.js';
+import { benchLag } from './lag.js';
 import { benchRebuild } from './rebuild.js';
 
 const num = (name: string, fallback: number) => {
@@ -70,6 +71,28 @@ async function rebuildSection(): Promise<string[]> {
   }
 }
 
+async function lagSection(): Promise<string[]> {
+  const db = await openBenchDatabase(12);
+  try {
+    const shape = { seconds: num('BENCH_LAG_SECONDS', 15), writers: 4, batch: 10, intervalMs: 40 };
+    log(
+      `lag: ${shape.writers} writers x ${shape.batch} events every ${shape.intervalMs} ms for ${shape.seconds} s…`,
+    );
+    const r = await benchLag(db.pool, db.url, shape);
+    const ms = (n: number) => `${n.toFixed(1)} ms`;
+    return [
+      '### Head-to-read lag under steady ingest (append committed → projection applied)',
+      '',
+      '| ingest | appends | p50 | p95 | p99 | max | target p99 |',
+      '|---|---|---|---|---|---|---|',
+      `| ${fmt(r.eventsPerSecond)} events/s | ${fmt(r.appends)} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ms(r.max)} | < 250 ms |`,
+      '',
+    ];
+  } finally {
+    await db.close();
+  }
+}
+
 const probe = await openBenchDatabase(1);
 const { rows } = await probe.pool.query<{ server_version: string }>('show server_version');
 const header = [
@@ -79,8 +102,10 @@ const header = [
 ];
 await probe.close();
 
+const run = (name: string) => only === undefined || only === name;
 const sections = [
-  ...(only !== 'rebuild' ? await appendSection() : []),
-  ...(only !== 'append' ? await rebuildSection() : []),
+  ...(run('append') ? await appendSection() : []),
+  ...(run('rebuild') ? await rebuildSection() : []),
+  ...(run('lag') ? await lagSection() : []),
 ];
 process.stdout.write(`${[...header, ...sections].join('\n')}\n`);

@@ -1,3 +1,4 @@
+import { openApiProblems } from '@parley/http/testing';
 import { ParleyError, ping, silentLogger } from '@parley/platform';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -120,5 +121,23 @@ describe('conventions', () => {
     const big = await app.inject({ method: 'POST', url: '/echo', payload: { x: 'y'.repeat(200) } });
     expect(big.statusCode).toBe(413);
     expect(big.json()).toMatchObject({ success: false, error: { code: 'PAYLOAD_TOO_LARGE' } });
+  });
+});
+
+describe('OpenAPI', () => {
+  it('serves /openapi.json: valid OpenAPI 3.1 documenting every route, health included', async () => {
+    const app = await buildApp({ logger: silentLogger(), readiness: readiness() });
+    await app.ready();
+    const res = await app.inject('/openapi.json');
+    expect(res.statusCode).toBe(200);
+    const document = res.json();
+    const routes = [
+      { method: 'GET', url: '/healthz' },
+      { method: 'GET', url: '/readyz' },
+      { method: 'GET', url: '/openapi.json' },
+    ];
+    expect(openApiProblems(document, routes)).toEqual([]);
+    expect(Object.keys(document.paths).sort()).toEqual(['/healthz', '/openapi.json', '/readyz']);
+    expect(Object.keys(document.paths['/readyz'].get.responses).sort()).toEqual(['200', '503']);
   });
 });

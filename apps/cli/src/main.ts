@@ -1,11 +1,14 @@
 import { ConfigError, createLogger, loadConfig } from '@parley/platform';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext } from './commands/context.js';
+import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './commands/keys.js';
 import { migrateCommand } from './commands/migrate.js';
 import { projectionsRebuildCommand, projectionsStatusCommand } from './commands/projections.js';
+import { projectsCreateCommand, projectsListCommand } from './commands/projects.js';
 import { replayCommand } from './commands/replay.js';
 import { seedCommand } from './commands/seed.js';
 import { serve } from './commands/serve.js';
+import { tenantsCreateCommand, tenantsListCommand } from './commands/tenants.js';
 import { parseInstant } from './replay/filter.js';
 import { UsageError } from './system.js';
 
@@ -121,6 +124,73 @@ program
   .addOption(new Option('--events <n>', 'about how many events').argParser(positiveInt).default(1_000))
   .option('--project <projectId>', 'project id for the demo sessions', 'demo-project')
   .action((options: { events: number; project: string }) => seedCommand(context(2), options));
+
+const tenants = program.command('tenants').description('tenants: the accounts projects belong to');
+tenants
+  .command('create')
+  .description('create a tenant')
+  .requiredOption('--name <name>', 'display name')
+  .addOption(
+    new Option('--rate-limit <perSecond>', "requests per second (default: the deployment's)").argParser(
+      positiveInt,
+    ),
+  )
+  .option('--json', 'print the tenant as one JSON object')
+  .action((options: { name: string; rateLimit?: number; json?: boolean }) =>
+    tenantsCreateCommand(context(2), options),
+  );
+tenants
+  .command('list')
+  .description('list tenants')
+  .option('--json', 'machine-readable output')
+  .action((options: { json?: boolean }) => tenantsListCommand(context(2), options));
+
+const projectsCmd = program.command('projects').description("projects: a tenant's agents, data and keys");
+projectsCmd
+  .command('create')
+  .description('create a project (with the environments dev, staging, production, working-copy)')
+  .requiredOption('--tenant <tenantId>', 'the owning tenant')
+  .requiredOption('--slug <slug>', 'short name, unique within the tenant (a-z, 0-9, -)')
+  .option('--name <name>', 'display name (default: the slug)')
+  .option('--json', 'print the project as one JSON object')
+  .action((options: { tenant: string; slug: string; name?: string; json?: boolean }) =>
+    projectsCreateCommand(context(2), options),
+  );
+projectsCmd
+  .command('list')
+  .description('list projects')
+  .option('--tenant <tenantId>', "only this tenant's")
+  .option('--json', 'machine-readable output')
+  .action((options: { tenant?: string; json?: boolean }) => projectsListCommand(context(2), options));
+
+const keys = program.command('keys').description('platform API keys (plat_…), bound to one project');
+keys
+  .command('create')
+  .description('create a key and print it once (only its hash is kept)')
+  .requiredOption('--project <idOrSlug>', 'the project the key is bound to')
+  .option(
+    '--scope <scopes>',
+    'recordings.read, analytics.read, ingest.write (comma-separated or repeated)',
+    list,
+  )
+  .option('--name <name>', 'a label (default: the scopes)')
+  .option('--expires-in <duration>', 'lifetime such as 90m, 12h, 30d, 2w (default: no expiry)')
+  .option('--json', 'print the key and its record as one JSON object')
+  .action(
+    (options: { project: string; scope?: string[]; name?: string; expiresIn?: string; json?: boolean }) =>
+      keysCreateCommand(context(2), options),
+  );
+keys
+  .command('list')
+  .description("a project's keys: prefix, scopes, status, expiry, last use (never the key)")
+  .requiredOption('--project <idOrSlug>', 'the project')
+  .option('--json', 'machine-readable output')
+  .action((options: { project: string; json?: boolean }) => keysListCommand(context(2), options));
+keys
+  .command('revoke')
+  .description('revoke a key (takes effect at once)')
+  .argument('<keyId>', 'the key id (key_…), from `parley keys list`')
+  .action((keyId: string) => keysRevokeCommand(context(2), keyId));
 
 try {
   await program.parseAsync(process.argv);

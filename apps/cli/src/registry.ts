@@ -1,13 +1,24 @@
+import { authMigrations } from '@parley/auth';
 import { eventStoreMigrations } from '@parley/eventstore';
 import type { MigrationSet } from '@parley/platform';
 import { eventCountsProjection } from '@parley/projection-event-counts';
+import { llmLedgerProjection } from '@parley/projection-llm-ledger';
 import { type Projection, projectionRunnerMigrations } from '@parley/projection-runner';
+import { sessionSummariesProjection } from '@parley/projection-session-summaries';
 
 /**
  * What this build of Parley is made of: every package's migrations, in the
  * order they apply, and every registered projection. Adding a package that
  * owns tables or a read model means adding it here.
  */
-export const migrationSets: readonly MigrationSet[] = [eventStoreMigrations, projectionRunnerMigrations];
+export const migrationSets: readonly MigrationSet[] = [
+  eventStoreMigrations,
+  projectionRunnerMigrations,
+  authMigrations,
+];
 
-export const projections: readonly Projection[] = [eventCountsProjection];
+export const projections: readonly Projection[] = [
+  eventCountsProjection,
+  sessionSummariesProjection,
+  llmLedgerProjection,
+];

@@ -47,6 +47,27 @@ export const configSchema = z.object({
   PROJECTION_BATCH_SIZE: z.coerce.number().int().min(1).max(100_000).default(2_000),
   /** How often an idle reader polls the log when no wake-up arrives (milliseconds). */
   LOG_POLL_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  /** Requests per second a tenant may make (spec 000 §8: a number it does not show); per-tenant overrides below. */
+  RATE_LIMIT_PER_SECOND: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  /** Per-tenant request rates, `tenantId=limit` pairs separated by commas (e.g. `t_big=1000,t_small=10`). */
+  RATE_LIMIT_TENANT_LIMITS: z
+    .string()
+    .trim()
+    .default('')
+    .transform((value, ctx) => {
+      const limits: Record<string, number> = {};
+      for (const entry of value.split(',').map((e) => e.trim())) {
+        if (entry === '') continue;
+        const match = /^([^=\s]+)=(\d{1,7})$/.exec(entry);
+        const limit = match === null ? 0 : Number(match[2]);
+        if (match === null || limit < 1) {
+          ctx.addIssue({ code: 'custom', message: `expected tenantId=limit (limit >= 1), got "${entry}"` });
+          return z.NEVER;
+        }
+        limits[match[1] as string] = limit;
+      }
+      return limits;
+    }),
 });
 
 export type Config = z.infer<typeof configSchema>;

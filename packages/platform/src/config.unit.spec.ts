@@ -14,6 +14,8 @@ describe('loadConfig', () => {
       PARLEY_EMBEDDED_PG_PORT: 0,
       PROJECTION_BATCH_SIZE: 2000,
       LOG_POLL_INTERVAL_MS: 500,
+      RATE_LIMIT_PER_SECOND: 100,
+      RATE_LIMIT_TENANT_LIMITS: {},
     });
   });
 
@@ -71,5 +73,14 @@ describe('loadConfig', () => {
     );
     expect(() => loadConfig({ PROJECTION_BATCH_SIZE: '0' })).toThrow(/PROJECTION_BATCH_SIZE/);
     expect(() => loadConfig({ DATABASE_POOL_MAX: '2.5' })).toThrow(/DATABASE_POOL_MAX/);
+  });
+
+  it('reads per-tenant rate limits and refuses malformed pairs', () => {
+    const config = loadConfig({ RATE_LIMIT_PER_SECOND: '20', RATE_LIMIT_TENANT_LIMITS: 't_a=5, t_b=1000' });
+    expect(config.RATE_LIMIT_PER_SECOND).toBe(20);
+    expect(config.RATE_LIMIT_TENANT_LIMITS).toEqual({ t_a: 5, t_b: 1000 });
+    for (const bad of ['t_a', 't_a=0', 't_a=x', '=5'])
+      expect(() => loadConfig({ RATE_LIMIT_TENANT_LIMITS: bad })).toThrow(/RATE_LIMIT_TENANT_LIMITS/);
+    expect(() => loadConfig({ RATE_LIMIT_PER_SECOND: '0' })).toThrow(/RATE_LIMIT_PER_SECOND/);
   });
 });

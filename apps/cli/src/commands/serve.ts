@@ -1,7 +1,6 @@
-import { buildApp } from '@parley/api';
-import { pendingMigrations, ping } from '@parley/platform';
 import { createWorker } from '@parley/worker';
 import closeWithGrace from 'close-with-grace';
+import { createApi } from '../apiServices.js';
 import { type DatabaseMode, openSystem } from '../system.js';
 import { type CliContext, printNextSteps } from './context.js';
 
@@ -31,22 +30,15 @@ export async function serve(ctx: CliContext, options: ServeOptions): Promise<voi
         pollIntervalMs: config.LOG_POLL_INTERVAL_MS,
       })
     : null;
-  const app = options.api
-    ? await buildApp({
-        logger: logger.child({ component: 'api' }),
-        readiness: {
-          database: () => ping(system.databaseUrl),
-          pendingMigrations: () => pendingMigrations(system.pool, system.migrationSets),
-        },
-      })
-    : null;
+  const api = options.api ? await createApi(system) : null;
+  const app = api?.app ?? null;
 
   let closing = false;
   const shutdown = async () => {
     if (closing) return;
     closing = true;
     logger.info('shutting down');
-    await app?.close();
+    await api?.close();
     await worker?.stop();
     await system.close();
     logger.info('stopped');

@@ -1,0 +1,47 @@
+import { storedCallerNumberKey } from '@parley/analytics';
+import { buildApp } from '@parley/api';
+import { createAuthStore } from '@parley/auth';
+import { rateLimitFromConfig } from '@parley/http';
+import { ingest } from '@parley/ingest';
+import { pendingMigrations, ping } from '@parley/platform';
+import type { FastifyInstance } from 'fastify';
+import type { System } from './system.js';
+
+/** How long a tenant's rate-limit override is cached per API process. */
+const TENANT_LIMIT_TTL_MS = 30_000;
+/** Successful key verifications cached per API process; a revocation elsewhere applies within this. */
+const KEY_CACHE_TTL_MS = 5_000;
+
+/** The API with everything its routes need, from one System. */
+export async function createApi(system: System): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
+  const { config, logger, pool, store } = system;
+  const auth = createAuthStore(pool, { verifyCacheTtlMs: KEY_CACHE_TTL_MS });
+  const tenantLimits = new Map<string, { limit: number | undefined; until: number }>();
+  const rateLimit = rateLimitFromConfig(config, async (tenantId) => {
+    const cached = tenantLimits.get(tenantId);
+    if (cached && cached.until > Date.now()) return cached.limit;
+    const limit = (await auth.getTenant(tenantId))?.rateLimitPerSecond ?? undefined;
+    tenantLimits.set(tenantId, { limit, until: Date.now() + TENANT_LIMIT_TTL_MS });
+    return limit;
+  });
+  const app = await buildApp({
+    logger: logger.child({ component: 'api' }),
+    readiness: {
+      database: () => ping(system.databaseUrl),
+      pendingMigrations: () => pendingMigrations(pool, system.migrationSets),
+    },
+    rateLimit: rateLimit.options,
+    ingest: {
+      verify: (key) => auth.verifyApiKey(key),
+      ingest: (scope, items) =>
+        ingest({ store, pool, normaliseCallerNumber: storedCallerNumberKey }, scope, items),
+    },
+  });
+  return {
+    app,
+    async close() {
+      await app.close();
+      await rateLimit.close();
+    },
+  };
+}
