@@ -89,9 +89,10 @@ describe('POST /api/v1/ingest', () => {
         ],
       },
     });
-    const [event] = await store
-      .readAll({ maxCount: 10_000, eventTypes: ['SessionStarted'] })
-      .then((all) => all.filter((e) => e.eventId === body.data.results[0].eventId));
+    // readStream, not readAll: a stream read is not held back by transactions elsewhere in the cluster.
+    const stored = [];
+    for await (const e of store.readStream(`session-${sessionId}`)) stored.push(e);
+    const event = stored.find((e) => e.eventId === body.data.results[0].eventId);
     expect(event?.data).toMatchObject({ projectId, tenantId, sessionId, callerNumberKey: '+442071838750' });
   });
 
