@@ -8,6 +8,7 @@ import {
 } from '@parley/http';
 import type { Logger } from '@parley/platform';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { type AnalyticsRouteOptions, analyticsRoutes } from './routes/analytics.js';
 import { healthRoutes, type ReadinessChecks } from './routes/health.js';
 import { type IngestRouteOptions, ingestRoutes } from './routes/ingest.js';
 
@@ -20,6 +21,8 @@ export interface AppOptions {
   rateLimit?: TenantRateLimitOptions;
   /** `POST /api/v1/ingest`; the route is absent without it. */
   ingest?: IngestRouteOptions;
+  /** The public analytics APIs (sessions, llm-ledger); the routes are absent without it. */
+  analytics?: AnalyticsRouteOptions;
 }
 
 /**
@@ -43,5 +46,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(healthRoutes, { checks: options.readiness });
   if (options.ingest) await app.register(ingestRoutes, options.ingest);
+  if (options.analytics) await app.register(analyticsRoutes, options.analytics);
   return app;
 }

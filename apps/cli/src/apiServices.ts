@@ -4,6 +4,9 @@ import { createAuthStore } from '@parley/auth';
 import { rateLimitFromConfig } from '@parley/http';
 import { ingest } from '@parley/ingest';
 import { pendingMigrations, ping } from '@parley/platform';
+import { listLedger } from '@parley/projection-llm-ledger';
+import { projectionFreshness } from '@parley/projection-runner';
+import { listSessions } from '@parley/projection-session-summaries';
 import type { FastifyInstance } from 'fastify';
 import type { System } from './system.js';
 
@@ -35,6 +38,15 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
       verify: (key) => auth.verifyApiKey(key),
       ingest: (scope, items) =>
         ingest({ store, pool, normaliseCallerNumber: storedCallerNumberKey }, scope, items),
+    },
+    analytics: {
+      verify: (key) => auth.verifyApiKey(key),
+      listSessions: (filter) => listSessions(pool, filter),
+      listLedger: (filter) => listLedger(pool, filter),
+      // Enabled unless the project's reporting exposure turns the identity field group off.
+      callerNumberLookupEnabled: async (projectId) =>
+        (await auth.getProject(projectId))?.settings.reporting?.identityFields !== false,
+      freshness: (projection) => projectionFreshness(pool, projection),
     },
   });
   return {

@@ -30,6 +30,7 @@ export {
 export { type EnsureOutcome, ensureProjection, ensureProjections } from './ensureProjection.js';
 export { CheckpointConflictError, ProjectionBusyError, ProjectionHandlerError } from './errors.js';
 export { projectionRunnerMigrations } from './migrations.js';
+export { type ProjectionFreshness, projectionFreshness } from './projectionFreshness.js';
 export type { BatchApplied } from './projectionLoop.js';
 export {
   DEFAULT_LAG_CAP,

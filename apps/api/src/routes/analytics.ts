@@ -1,0 +1,159 @@
+import type { AnalyticsQuery, AnalyticsQueryError, LedgerFilter, SessionListFilter } from '@parley/analytics';
+import { parseLedgerQuery, parseSessionListQuery } from '@parley/analytics';
+import { addRoute, analyticsError, errorResponses, requireApiKey, type VerifyApiKey } from '@parley/http';
+import type { LedgerPage } from '@parley/projection-llm-ledger';
+import type { SessionPage } from '@parley/projection-session-summaries';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import {
+  ledgerPageShape,
+  ledgerQuery,
+  projectParams,
+  sessionListQuery,
+  sessionPageShape,
+} from './analyticsSchemas.js';
+
+/** How far a read model has caught up with the log (the projection runner's registry). */
+export interface Freshness {
+  /** `commit/prepare` of the last event applied; null when none. */
+  position: string | null;
+  recordedAt: Date | null;
+}
+
+export type AnalyticsProjection = 'session-summaries' | 'llm-ledger';
+
+export interface AnalyticsRouteOptions {
+  verify: VerifyApiKey;
+  listSessions(filter: SessionListFilter): Promise<SessionPage>;
+  listLedger(filter: LedgerFilter): Promise<LedgerPage>;
+  /** Project setting: is the identity field group (callerNumber filter) enabled? */
+  callerNumberLookupEnabled(projectId: string): Promise<boolean>;
+  /** How far a read model has caught up with the log (the freshness field). */
+  freshness(projection: AnalyticsProjection): Promise<Freshness>;
+}
+
+const errors = {
+  400: errorResponses.analytics,
+  401: errorResponses.authentication,
+  403: errorResponses.analytics,
+  404: errorResponses.analytics,
+  429: errorResponses.analytics,
+};
+
+/**
+ * The two public analytics APIs (spec 000 §4.2, §4.3): x-api-key only, the
+ * query parsed by @parley/analytics, the page read from the projections,
+ * and a `freshness` field saying which log position the page reflects.
+ */
+export const analyticsRoutes: FastifyPluginAsync<AnalyticsRouteOptions> = async (app, deps) => {
+  addRoute(app, {
+    method: 'GET',
+    url: '/api/public/analytics/projects/:projectId/sessions',
+    summary: 'List session summaries',
+    description:
+      'Needs a platform API key with the `analytics.read` scope (permission `session_summary:read`) in `x-api-key`. Either both fromDate and toDate, or sessionIds.',
+    operationId: 'listSessionSummaries',
+    tags: ['analytics'],
+    security: [{ apiKey: [] }],
+    apiFamily: 'analytics',
+    validation: 'document',
+    params: projectParams,
+    querystring: sessionListQuery,
+    response: { 200: sessionPageShape, ...errors },
+    preHandler: requireApiKey({
+      verify: deps.verify,
+      permission: 'session_summary:read',
+      allowBearer: false,
+    }),
+    handler: async (request, reply) => {
+      const projectId = request.principal!.projectId;
+      const query = request.query as AnalyticsQuery;
+      // The setting is read only when it matters (one lookup fewer on most requests).
+      const callerNumberLookupEnabled =
+        query.callerNumber === undefined ? true : await deps.callerNumberLookupEnabled(projectId);
+      const parsed = parseSessionListQuery(projectId, query, { callerNumberLookupEnabled });
+      if (!parsed.ok) throw toHttpError(parsed.error);
+      // Freshness first: checkpoints only advance, so the page reflects at least this position.
+      const freshness = await deps.freshness('session-summaries');
+      const page = await deps.listSessions(parsed.filter);
+      noStore(reply);
+      return {
+        success: true,
+        total: page.total,
+        offset: parsed.filter.offset,
+        limit: parsed.filter.limit,
+        hasMore: page.hasMore,
+        sessions: page.sessions,
+        freshness: wireFreshness(freshness),
+      };
+    },
+  });
+
+  addRoute(app, {
+    method: 'GET',
+    url: '/api/public/analytics/projects/:projectId/llm-ledger',
+    summary: 'List LLM calls (the LLM call ledger)',
+    description:
+      'Needs a platform API key with the `analytics.read` scope (permission `llm_ledger:read`) in `x-api-key`. fromDate and toDate are required.',
+    operationId: 'listLlmLedger',
+    tags: ['analytics'],
+    security: [{ apiKey: [] }],
+    apiFamily: 'analytics',
+    validation: 'document',
+    params: projectParams,
+    querystring: ledgerQuery,
+    response: { 200: ledgerPageShape, ...errors },
+    preHandler: requireApiKey({ verify: deps.verify, permission: 'llm_ledger:read', allowBearer: false }),
+    handler: async (request, reply) => {
+      const parsed = parseLedgerQuery(request.principal!.projectId, request.query as AnalyticsQuery);
+      if (!parsed.ok) throw toHttpError(parsed.error);
+      const freshness = await deps.freshness('llm-ledger');
+      const page = await deps.listLedger(parsed.filter);
+      noStore(reply);
+      return {
+        success: true,
+        statusCode: 200,
+        total: page.total,
+        limit: parsed.filter.limit,
+        offset: parsed.filter.offset,
+        dataMode: parsed.filter.dataMode,
+        hasMore: page.hasMore,
+        generations: page.generations,
+        freshness: wireFreshness(freshness),
+      };
+    },
+  });
+};
+
+function noStore(reply: FastifyReply): void {
+  reply.header('cache-control', 'no-store');
+}
+
+const wireFreshness = (f: Freshness) => ({
+  position: f.position,
+  recordedAt: f.recordedAt === null ? null : f.recordedAt.toISOString(),
+});
+
+function toHttpError(error: AnalyticsQueryError) {
+  return analyticsError(error.code, error.status, error.message, {
+    details: error.details,
+    required: requiredOf(error),
+  });
+}
+
+/** The analytics envelope's `required`: what the request needed (packages/http README, Decisions 3). */
+export function requiredOf(error: AnalyticsQueryError): string {
+  const { details } = error;
+  const parameter = typeof details.parameter === 'string' ? details.parameter : undefined;
+  if (typeof details.required === 'string') return details.required;
+  if (error.code === 'CALLER_NUMBER_LOOKUP_DISABLED')
+    return 'reporting.identityFields enabled for the project';
+  if (parameter === undefined) return '';
+  if (Array.isArray(details.allowed)) return `${parameter}: ${details.allowed.join(', ')}`;
+  if (error.code === 'TOO_MANY_FILTER_VALUES' && typeof details.max === 'number') {
+    return `${parameter}: at most ${details.max} values`;
+  }
+  if (typeof details.min === 'number' && typeof details.max === 'number') {
+    return `${parameter}: integer ${details.min}..${details.max}`;
+  }
+  return '';
+}

@@ -1,0 +1,189 @@
+import {
+  CONTAINMENT_TYPE_FILTERS,
+  DATA_MODES,
+  LEDGER_SORT_FIELDS,
+  LEDGER_STATUSES,
+  MAX_LIMIT,
+  SESSION_ENVIRONMENT_FILTERS,
+  SESSION_STATUS_FILTERS,
+  SORT_DIRECTIONS,
+} from '@parley/analytics';
+import { PAYLOAD_STATES } from '@parley/projection-llm-ledger';
+import { z } from 'zod';
+
+/**
+ * The shapes of the two analytics routes, for /openapi.json only: the routes use
+ * `validation: 'document'` and @parley/analytics parses the query itself, so it can
+ * answer the spec's own 400 codes (spec 000 §4.2, §4.3, §7).
+ */
+
+/** A parameter that may be comma-separated and/or repeated. */
+const multi = (description: string) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe(`${description} Comma-separated or repeated.`);
+const single = (description: string) => z.string().optional().describe(description);
+
+const dateRange = {
+  fromDate: single('Inclusive ISO 8601 start (date or date-time; no zone means UTC).'),
+  toDate: single('Exclusive ISO 8601 end.'),
+};
+const paging = {
+  limit: single(
+    `Integer 1..${MAX_LIMIT}, default 100. A page can hold fewer rows so the body stays within 1 MiB.`,
+  ),
+  offset: single('Integer >= 0, default 0.'),
+};
+
+export const projectParams = z.object({
+  projectId: z.string().min(1).describe('Project id (not the slug); the API key must be bound to it.'),
+});
+
+export const sessionListQuery = z.object({
+  ...dateRange,
+  sessionIds: multi('Up to 10,000 session ids; may replace the date range.'),
+  containmentType: multi(`Up to 100 of ${CONTAINMENT_TYPE_FILTERS.join(', ')} (case-sensitive).`),
+  environment: multi(
+    `Up to 4 of ${SESSION_ENVIRONMENT_FILTERS.join(', ')}; \`dev\` matches both stored spellings.`,
+  ),
+  channelUId: multi('End-user identities recorded on the channel, up to 100.'),
+  callerNumber: multi(
+    'Caller numbers or identities, up to 100 entries of at most 512 characters; send + as %2B (an unencoded + is read as a space and matches the same).',
+  ),
+  channel: multi(
+    'Up to 50 distinct channels of at most 128 characters; families (web, voice) match together.',
+  ),
+  'traceDimensions[key]': single(
+    'Exact match on the custom dimension `key` (write the dimension name in place of key; URL-encode the brackets if the client does not). Repeat with other keys to require all, up to 20.',
+  ),
+  status: single(`One of ${SESSION_STATUS_FILTERS.join(', ')}; only the first value is used.`),
+  ...paging,
+});
+
+export const ledgerQuery = z.object({
+  ...dateRange,
+  ...paging,
+  sessionIds: multi('Up to 10,000 session ids.'),
+  channel: multi('Exact stored channel names, up to 50 distinct.'),
+  channelType: multi('Exact transport-specific channel types.'),
+  source: multi('Origin of the call; current and older names, case-insensitive, `-` and space read as `_`.'),
+  sourceSubtype: multi('Purpose of the call; older spellings translated.'),
+  status: single(`One of ${LEDGER_STATUSES.join(', ')}.`),
+  model: multi('Exact model ids; `unknown` finds calls without one.'),
+  provider: multi('Exact providers; `unknown` finds calls without one.'),
+  environment: multi('development, staging, production or working-copy, matched as stored.'),
+  agentName: multi('Exact effective agent names.'),
+  sortBy: single(`${LEDGER_SORT_FIELDS.join(', ')}; default timestamp.`),
+  sortOrder: single(`${SORT_DIRECTIONS.join(' or ')}; default desc.`),
+  dataMode: single(`${DATA_MODES.join(' or ')} (adds payload where stored); default summary.`),
+});
+
+export const freshnessShape = z
+  .object({
+    position: z
+      .string()
+      .nullable()
+      .describe(
+        'Log position (commit/prepare) of the last event the read model applied; null when it has applied none.',
+      ),
+    recordedAt: z.iso
+      .datetime()
+      .nullable()
+      .describe('When that event was recorded in the log; null when none.'),
+  })
+  .describe('How far the read model behind this page has caught up with the event log.');
+
+const isoTimestamp = z.iso.datetime();
+const count = z.int().min(0);
+
+export const sessionSummaryShape = z.object({
+  id: z.string(),
+  channel: z.string(),
+  environment: z.string(),
+  status: z.string(),
+  containmentType: z.string(),
+  createdAt: isoTimestamp,
+  lastActivityAt: isoTimestamp,
+  endedAt: isoTimestamp.nullable(),
+  messageCount: z.object({ user: count, agent: count, total: count }),
+  traceEventCount: z.object({
+    llm_call: count,
+    decision: count,
+    tool_call: count,
+    error: count,
+    total: count,
+  }),
+  tokenCount: z.object({
+    inputTokens: count,
+    cachedTokens: count,
+    completionTokens: count,
+    reasoningTokens: count,
+    outputTokens: count,
+    totalTokens: count,
+  }),
+  traceDimensions: z.record(z.string(), z.string()),
+  estimatedCost: z.number(),
+  durationMs: count,
+  idleDurationMs: count,
+  isTest: z.boolean().nullable(),
+});
+
+export const sessionPageShape = z.object({
+  success: z.literal(true),
+  total: count,
+  offset: count,
+  limit: z.int().min(1).max(MAX_LIMIT),
+  hasMore: z.boolean(),
+  sessions: z.array(sessionSummaryShape),
+  freshness: freshnessShape,
+});
+
+export const ledgerRecordShape = z.object({
+  id: z.string(),
+  model: z.string(),
+  agentName: z.string(),
+  provider: z.string(),
+  environment: z.string().nullable(),
+  status: z.enum(LEDGER_STATUSES),
+  inputTokens: count,
+  cachedTokens: count,
+  completionTokens: count,
+  reasoningTokens: count,
+  outputTokens: count,
+  totalTokens: count,
+  latencyMs: count,
+  timeToFirstTokenMs: count,
+  streamingUsed: z.boolean(),
+  cost: z.number(),
+  timestamp: isoTimestamp,
+  sessionId: z.string().nullable(),
+  callId: z.string(),
+  traceId: z.string().nullable(),
+  eventId: z.string(),
+  source: z.string(),
+  sourceSubtype: z.string(),
+  sourceLabel: z.string(),
+  sourceSubtypeLabel: z.string(),
+  sourceId: z.string().nullable(),
+  channel: z.string().nullable(),
+  channelType: z.string().nullable(),
+  statusCode: z.int(),
+  payloadState: z.enum(PAYLOAD_STATES),
+  payload: z
+    .object({ prompt: z.unknown(), response: z.unknown() })
+    .optional()
+    .describe('Only with dataMode=full and payloadState available.'),
+});
+
+export const ledgerPageShape = z.object({
+  success: z.literal(true),
+  statusCode: z.literal(200),
+  total: count,
+  limit: z.int().min(1).max(MAX_LIMIT),
+  offset: count,
+  dataMode: z.enum(DATA_MODES),
+  hasMore: z.boolean(),
+  generations: z.array(ledgerRecordShape),
+  freshness: freshnessShape,
+});
