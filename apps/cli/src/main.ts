@@ -6,7 +6,7 @@ import { migrateCommand } from './commands/migrate.js';
 import { projectionsRebuildCommand, projectionsStatusCommand } from './commands/projections.js';
 import { projectsCreateCommand, projectsListCommand } from './commands/projects.js';
 import { replayCommand } from './commands/replay.js';
-import { seedCommand } from './commands/seed.js';
+import { parseRandomSeed, seedCommand } from './commands/seed.js';
 import { serve } from './commands/serve.js';
 import { tenantsCreateCommand, tenantsListCommand } from './commands/tenants.js';
 import { parseInstant } from './replay/filter.js';
@@ -120,10 +120,20 @@ program
 
 program
   .command('seed')
-  .description('append demo sessions (messages, LLM calls, trace events) to the log')
-  .addOption(new Option('--events <n>', 'about how many events').argParser(positiveInt).default(1_000))
-  .option('--project <projectId>', 'project id for the demo sessions', 'demo-project')
-  .action((options: { events: number; project: string }) => seedCommand(context(2), options));
+  .description(
+    'demo tenant, project, three API keys and N sessions (messages, traces, LLM calls) through the ingest path',
+  )
+  .addOption(new Option('--sessions <n>', 'how many sessions').argParser(positiveInt).default(200))
+  .option('--project-slug <slug>', 'slug of the demo project (reused when the demo tenant has it)', 'demo')
+  .addOption(
+    new Option('--random-seed <n>', 'the same seed makes the same sessions (default: random)').argParser(
+      parseRandomSeed,
+    ),
+  )
+  .option('--json', 'print one JSON object: tenant, project, keys and counts')
+  .action((options: { sessions: number; projectSlug: string; randomSeed?: number; json?: boolean }) =>
+    seedCommand(context(2), options),
+  );
 
 const tenants = program.command('tenants').description('tenants: the accounts projects belong to');
 tenants

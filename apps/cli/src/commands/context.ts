@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { Config, Logger } from '@parley/platform';
+import { sessionsCurl } from '../seed/sessionsCurl.js';
 
 export interface CliContext {
   config: Config;
@@ -12,13 +13,19 @@ export interface CliContext {
 function steps(url: string): string[] {
   const rows: Array<[string, string]> = [
     [`curl ${url}/readyz`, 'is it ready?'],
-    ['npx parley seed --events 1000', 'append demo sessions to the log'],
+    ['npx parley seed --sessions 200', 'a demo project, its three API keys and 200 sessions'],
     ['npx parley projections status', 'read models and their lag'],
     ['npx parley replay --type SessionStarted', 'the log as JSON lines'],
     ['npx parley --help', 'every command'],
   ];
   const width = Math.max(...rows.map(([command]) => command.length));
-  return rows.map(([command, what]) => `    ${command.padEnd(width)}  ${what}`);
+  return [
+    ...rows.map(([command, what]) => `    ${command.padEnd(width)}  ${what}`),
+    '',
+    '  Then the sessions API, with the analytics key and project id the seed prints (it prints this',
+    '  command ready to run):',
+    `    ${sessionsCurl(url, '<project id>', '<analytics key>')}`,
+  ];
 }
 
 export function printNextSteps(info: { url: string; dataDir: string; embeddedPort: number | null }): void {

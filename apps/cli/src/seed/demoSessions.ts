@@ -1,147 +1,198 @@
-import { randomUUID } from 'node:crypto';
-import { completeUsage, sessionStream, toAppend } from '@parley/events';
-import type { EventToAppend } from '@parley/eventstore';
+import type { IngestItemKind } from '@parley/ingest';
+import { demoLlmCall } from './demoLlmCall.js';
+import { type DemoTurnContext, demoTurn } from './demoTurn.js';
+import { createRandom, type Random } from './random.js';
+import {
+  AGENTS,
+  CALLER_NUMBERS,
+  CHANNEL_TYPES,
+  CHANNEL_WEIGHTS,
+  callerNumber,
+  DESIGN_TIME_PURPOSES,
+  ENVIRONMENT_WEIGHTS,
+  isVoice,
+  OUTCOMES,
+  TRACE_DIMENSIONS,
+} from './vocabulary.js';
 
-export interface DemoSession {
-  stream: string;
-  events: EventToAppend[];
+/** One item of `POST /api/v1/ingest` (packages/ingest/README.md). */
+export interface DemoItem {
+  id: string;
+  type: IngestItemKind;
+  data: Record<string, unknown>;
 }
 
-const channels = ['web_chat', 'voice_pipeline', 'http_async', 'email', 'api'] as const;
-const environments = ['production', 'staging', 'dev'] as const;
-const questions = [
-  'Where is my order?',
-  'I was charged twice this month.',
-  'Can I change my delivery address?',
-  'How do I reset my password?',
-];
-const endings = [
-  { status: 'completed', containmentType: 'contained_resolved' },
-  { status: 'escalated', containmentType: 'escalated' },
-  { status: 'abandoned', containmentType: 'abandoned' },
-  { status: 'ended', containmentType: 'contained_partial' },
-] as const;
+export const DAY_MS = 86_400_000;
+/** Sessions start within this window before `now`. */
+export const SPREAD_MS = 7 * DAY_MS;
+/** One design-time call (no session) per this many sessions. */
+const SESSIONS_PER_DESIGN_TIME_CALL = 10;
+const TIME_FIELDS = ['startedAt', 'endedAt', 'receivedAt', 'sentAt', 'repliedAt'] as const;
 
 /**
- * Demo sessions built through the event catalog (so every event is valid):
- * a start, a few user turns each with a trace event, an LLM call and a reply,
- * and an end. Deterministic shape, random ids, times spread over the last day.
+ * The first rounds visit every value in turn, so that even a small seed shows every channel,
+ * environment and outcome; after that, values come by weight, as real traffic would.
  */
-export function demoSession(projectId: string, index: number, now = Date.now()): DemoSession {
-  const sessionId = `demo_${randomUUID()}`;
-  const traceId = randomUUID().replaceAll('-', '');
-  const channel = channels[index % channels.length]!;
-  const environment = environments[index % environments.length]!;
-  let at = now - ((index * 7_919) % 86_400_000);
-  const tick = (ms: number) => {
-    at += ms;
-    return new Date(at).toISOString();
-  };
-  const events: EventToAppend[] = [];
-  const metadata = { projectId, correlationId: sessionId };
+function rotate<T>(random: Random, index: number, entries: ReadonlyArray<readonly [T, number]>): T {
+  if (index < entries.length * 2) return entries[index % entries.length]![0];
+  return random.weighted(entries);
+}
 
-  events.push(
-    toAppend(
-      'SessionStarted',
-      {
-        sessionId,
-        projectId,
-        agentName: 'support-assistant',
-        channel,
-        environment,
-        channelUserId: `user-${index % 97}`,
-        traceDimensions: { region: index % 2 === 0 ? 'emea' : 'amer' },
-        startedAt: tick(0),
-      },
-      metadata,
-    ),
-  );
-  const turns = 1 + (index % 3);
-  for (let turn = 0; turn < turns; turn++) {
-    const messageId = `msg_${randomUUID()}`;
-    events.push(
-      toAppend(
-        'MessageReceived',
-        {
-          sessionId,
-          projectId,
-          messageId,
-          text: questions[(index + turn) % questions.length]!,
-          receivedAt: tick(4_000),
-        },
-        metadata,
-      ),
-    );
-    const callId = `llm_${randomUUID()}`;
-    const input = 600 + ((index * 31 + turn * 17) % 900);
-    const completion = 40 + ((index + turn) % 80);
-    events.push(
-      toAppend(
-        'LlmCallRecorded',
-        {
-          callId,
-          projectId,
-          sessionId,
-          provider: 'scripted',
-          model: 'parley-scripted-1',
-          agentName: 'support-assistant',
-          environment,
-          channel,
-          status: 'success',
-          statusCode: 200,
-          usage: completeUsage({
-            inputTokens: input,
-            cachedTokens: 0,
-            completionTokens: completion,
-            reasoningTokens: 0,
-          }),
-          latencyMs: 300 + (index % 500),
-          timeToFirstTokenMs: 120,
-          streamingUsed: false,
-          cost: 0,
-          source: 'runtime',
-          sourceSubtype: 'response_generation',
-          traceId,
-          startedAt: tick(50),
-        },
-        metadata,
-      ),
-    );
-    events.push(
-      toAppend(
-        'TraceEventRecorded',
-        {
-          sessionId,
-          projectId,
-          traceId,
-          spanId: randomUUID().slice(0, 16).replaceAll('-', '0'),
-          eventType: 'llm_call',
-          name: 'response_generation',
-          status: 'ok',
-          startedAt: tick(0),
-          durationMs: 300 + (index % 500),
-          attributes: { callId },
-        },
-        metadata,
-      ),
-    );
-    events.push(
-      toAppend(
-        'AgentReplied',
-        {
-          sessionId,
-          projectId,
-          messageId: `msg_${randomUUID()}`,
-          inReplyTo: messageId,
-          agentName: 'support-assistant',
-          text: 'Thanks, let me look into that for you.',
-          repliedAt: tick(400),
-        },
-        metadata,
-      ),
-    );
+/** Gap between turns, by channel: people type in seconds, talk faster, answer e-mail in minutes. */
+function turnGapMs(random: Random, channel: string): number {
+  if (channel === 'email') return random.int(5, 90) * 60_000;
+  if (isVoice(channel)) return random.int(2_000, 12_000);
+  if (channel === 'api' || channel === 'http_async') return random.int(1_000, 30_000);
+  return random.int(5_000, 90_000);
+}
+
+function channelUserId(random: Random, channel: string): string | undefined {
+  const n = random.int(1, 400);
+  switch (channel) {
+    case 'email':
+      return `customer${n}@example.com`;
+    case 'web_chat':
+    case 'sdk_web':
+      return `visitor-${n.toString(36).padStart(4, '0')}`;
+    case 'api':
+    case 'http_async':
+      return `crm-contact-${1000 + n}`;
+    default:
+      return random.chance(0.5) ? `caller-${n}` : undefined;
   }
-  const ending = endings[index % endings.length]!;
-  events.push(toAppend('SessionEnded', { sessionId, projectId, ...ending, endedAt: tick(30_000) }, metadata));
-  return { stream: sessionStream(sessionId), events };
+}
+
+function traceDimensions(random: Random): Record<string, string> {
+  const dims: Record<string, string> = {
+    region: random.pick(TRACE_DIMENSIONS.region),
+    plan: random.pick(TRACE_DIMENSIONS.plan),
+  };
+  if (random.chance(0.6)) dims.locale = random.pick(TRACE_DIMENSIONS.locale);
+  if (random.chance(0.2)) dims.campaign = random.pick(TRACE_DIMENSIONS.campaign);
+  return dims;
+}
+
+/** Turns the relative times (ms after the session's start) into ISO timestamps. */
+function placeInTime(items: DemoItem[], base: number): void {
+  for (const item of items) {
+    for (const field of TIME_FIELDS) {
+      const offset = item.data[field];
+      if (typeof offset === 'number') item.data[field] = new Date(base + offset).toISOString();
+    }
+  }
+}
+
+/** What a run carries from one session to the next. */
+export interface DemoRun {
+  /** Voice sessions so far: the first ones show each named caller format once. */
+  voiceCalls: number;
+}
+
+/** The ingest items of the `index`-th demo session: start, turns with traces and LLM calls, end. */
+export function demoSession(random: Random, index: number, now: number, run: DemoRun): DemoItem[] {
+  const sessionId = `demo-${random.hex(24)}`;
+  const channel = rotate(random, index, CHANNEL_WEIGHTS);
+  const environment = rotate(random, index, ENVIRONMENT_WEIGHTS);
+  const outcome = rotate(random, index, OUTCOMES);
+  const channelTypes = CHANNEL_TYPES[channel];
+  const channelType = channelTypes ? random.pick(channelTypes) : undefined;
+  const agentName = random.pick(AGENTS);
+  const items: DemoItem[] = [];
+  const add = (type: IngestItemKind, data: Record<string, unknown>) =>
+    items.push({ id: `${sessionId}/${items.length}`, type, data: { sessionId, ...data } });
+
+  const userId = channelUserId(random, channel);
+  const isTest = environment === 'production' ? false : random.chance(0.4);
+  add('session.started', {
+    agentName,
+    channel,
+    ...(channelType && { channelType }),
+    environment,
+    ...(userId && { channelUserId: userId }),
+    ...(isVoice(channel) && {
+      callerNumber: CALLER_NUMBERS[run.voiceCalls++] ?? callerNumber(random),
+    }),
+    ...(channel === 'http_async' && { externalSessionKey: `thread-${random.hex(12)}` }),
+    deploymentId: `dep_2026_11_${String(random.int(1, 20)).padStart(2, '0')}`,
+    traceDimensions: traceDimensions(random),
+    ...(random.chance(0.9) && { isTest }),
+    startedAt: 0,
+  });
+
+  const turns =
+    outcome.status === 'active'
+      ? random.int(1, 2)
+      : random.weighted([
+          [1, 2],
+          [2, 4],
+          [3, 4],
+          [4, 2],
+          [5, 1],
+        ] as const);
+  const turn: DemoTurnContext = {
+    random,
+    add,
+    sessionId,
+    traceId: random.hex(32),
+    agentName,
+    channel,
+    channelType,
+    environment,
+    at: random.int(300, 3_000),
+  };
+  for (let t = 0; t < turns; t++) {
+    demoTurn(turn, { turn: t, last: t === turns - 1, outcome });
+    turn.at += turnGapMs(random, channel);
+  }
+  if (outcome.status !== 'active') {
+    const idle = outcome.reason === 'idle_timeout' || outcome.status === 'abandoned' ? 300_000 : 2_000;
+    add('session.ended', {
+      status: outcome.status,
+      ...(outcome.containmentType && { containmentType: outcome.containmentType }),
+      ...(outcome.reason && { reason: outcome.reason }),
+      endedAt: turn.at + idle,
+    });
+  }
+
+  // Ended sessions anywhere in the window; active ones began minutes ago.
+  const duration = turn.at + 300_000;
+  const base =
+    outcome.status === 'active'
+      ? now - duration - random.int(10_000, 600_000)
+      : now - duration - Math.floor(random.next() * Math.max(SPREAD_MS - duration - 60_000, 0));
+  placeInTime(items, Math.max(base, now - SPREAD_MS + 1_000));
+  return items;
+}
+
+/** A call made outside any session (design time): no session, environment or channel. */
+export function designTimeCall(random: Random, now: number): DemoItem {
+  const [source, sourceSubtype] = random.weighted(DESIGN_TIME_PURPOSES);
+  const data = demoLlmCall(random, {
+    agentName: random.pick(['studio-architect', 'eval-runner', 'prompt-lab']),
+    source,
+    sourceSubtype,
+    turn: random.int(0, 3),
+    streaming: false,
+  });
+  data.sourceId = `${source.split(/[_:]/)[0]}_${random.hex(10)}`;
+  data.startedAt = new Date(now - Math.floor(random.next() * (SPREAD_MS - 60_000)) - 60_000).toISOString();
+  return { id: `design-${data.callId as string}`, type: 'llm.call', data };
+}
+
+export interface DemoPlan {
+  sessions: number;
+  /** The same seed (and `now`) gives the same items. */
+  seed: number;
+  now: number;
+}
+
+/** Every item of a seed run, a session at a time (one design-time call rides along every tenth). */
+export function* demoItems(plan: DemoPlan): Generator<DemoItem[]> {
+  const random = createRandom(plan.seed);
+  const run: DemoRun = { voiceCalls: 0 };
+  for (let index = 0; index < plan.sessions; index++) {
+    const items = demoSession(random, index, plan.now, run);
+    if (index % SESSIONS_PER_DESIGN_TIME_CALL === 0) items.push(designTimeCall(random, plan.now));
+    yield items;
+  }
 }

@@ -1,0 +1,169 @@
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { storedCallerNumberKey } from '@parley/analytics';
+import { createAuthStore } from '@parley/auth';
+import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SeedSummary } from './commands/seed.js';
+import { CALLER_NUMBERS } from './seed/vocabulary.js';
+
+const root = resolve(import.meta.dirname, '../../..');
+const bin = join(root, 'apps/cli/bin/parley.js');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], databaseUrl: string, timeoutMs = 90_000): Promise<Run> {
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    LOG_FORMAT: 'json',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: databaseUrl,
+    HOST: '0.0.0.0',
+    PORT: '4123',
+  };
+  return new Promise((res, rej) => {
+    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      rej(new Error(`parley ${args.join(' ')} timed out\n${stderr}`));
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      res({ code, stdout, stderr });
+    });
+  });
+}
+
+/**
+ * The project's events in the log, counted by type (through `parley replay`). Readers see a
+ * commit once every older transaction of the PostgreSQL cluster has finished (docs/log.md), and
+ * other test files share the cluster: wait until `total` events are visible.
+ */
+async function countsByType(url: string, projectId: string, total: number): Promise<Record<string, number>> {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const replay = await run(['replay', '--project', projectId], url);
+    expect(replay.code, replay.stderr).toBe(0);
+    const counts: Record<string, number> = {};
+    const lines = replay.stdout.trim().split('\n').filter(Boolean);
+    for (const line of lines) {
+      const type = (JSON.parse(line) as { type: string }).type;
+      counts[type] = (counts[type] ?? 0) + 1;
+    }
+    if (lines.length >= total || Date.now() > deadline) return counts;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+describe('parley seed --sessions N', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(() => db.close());
+
+  let first: SeedSummary;
+
+  it('--json prints one object: tenant, project, three keys with the right scopes, counts', async () => {
+    const result = await run(['seed', '--sessions', '60', '--random-seed', '42', '--json'], db.url);
+    expect(result.code, result.stderr).toBe(0);
+    first = JSON.parse(result.stdout) as SeedSummary;
+    expect(Object.keys(first).sort()).toEqual(
+      ['accepted', 'items', 'keys', 'projectId', 'projectSlug', 'rejected', 'sessions', 'tenantId'].sort(),
+    );
+    expect(first).toMatchObject({ projectSlug: 'demo', sessions: 60, rejected: 0 });
+    expect(first.tenantId).toMatch(/^ten_/);
+    expect(first.projectId).toMatch(/^proj_/);
+    expect(first.accepted).toBe(first.items);
+    expect(first.items).toBeGreaterThan(60 * 5);
+    expect(result.stderr).toMatch(/created demo tenant ten_\S+, created project demo/);
+
+    const auth = createAuthStore(db.pool);
+    const scopes = {
+      analytics: 'analytics.read',
+      ingest: 'ingest.write',
+      recordings: 'recordings.read',
+    } as const;
+    for (const [name, scope] of Object.entries(scopes)) {
+      const verified = await auth.verifyApiKey(first.keys[name as keyof typeof scopes]);
+      expect(verified).toMatchObject({
+        ok: true,
+        principal: { tenantId: first.tenantId, projectId: first.projectId, scopes: [scope] },
+      });
+    }
+    const project = await auth.getProject(first.projectId);
+    expect(project?.settings).toMatchObject({
+      reporting: { identityFields: true },
+      payloads: { store: true },
+    });
+  }, 120_000);
+
+  it('puts the facts in the log: N sessions started, every accepted item one event', async () => {
+    const counts = await countsByType(db.url, first.projectId, first.accepted);
+    expect(counts.SessionStarted).toBe(60);
+    expect(counts.SessionEnded).toBeGreaterThan(0);
+    expect(counts.SessionEnded).toBeLessThan(60);
+    for (const type of ['MessageReceived', 'AgentReplied', 'TraceEventRecorded', 'LlmCallRecorded']) {
+      expect(counts[type], type).toBeGreaterThan(60);
+    }
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(first.accepted);
+
+    const started = await run(['replay', '--type', 'SessionStarted', '--project', first.projectId], db.url);
+    const keys = started.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { data: { callerNumberKey?: string } }).data.callerNumberKey)
+      .filter(Boolean);
+    // Stored as the ingest path's match key, not as sent (the first voice calls use each named format).
+    for (const format of CALLER_NUMBERS) expect(keys).toContain(storedCallerNumberKey(format));
+    expect(keys).toContain('+442071838750');
+    expect(keys).not.toContain('+44 20 7183 8750');
+  }, 120_000);
+
+  it('a second run reuses the demo tenant and project, with new keys and more sessions', async () => {
+    const result = await run(['seed', '--sessions', '5'], db.url);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(
+      `reused demo tenant ${first.tenantId}, reused project demo (${first.projectId})`,
+    );
+    expect(result.stdout).toMatch(/Ingested 5 sessions: (\d+) items, \1 accepted, 0 rejected/);
+    const analytics = /analytics\.read\s+(plat_\S+)/.exec(result.stdout)?.[1];
+    expect(analytics).toBeDefined();
+    expect(analytics).not.toBe(first.keys.analytics);
+    expect(result.stdout).toContain(
+      `curl -H 'x-api-key: ${analytics}' 'http://localhost:4123/api/public/analytics/projects/${first.projectId}/sessions?fromDate=`,
+    );
+    expect(result.stdout).toMatch(/fromDate=\d{4}-\d\d-\d\dT00:00:00Z&toDate=\d{4}-\d\d-\d\dT00:00:00Z'/);
+    const items = Number(/: (\d+) items/.exec(result.stdout)?.[1]);
+    // The same random seed again makes the same item ids: accepted, but nothing new is appended.
+    const again = await run(['seed', '--sessions', '60', '--random-seed', '42', '--json'], db.url);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ projectId: first.projectId, accepted: first.items });
+    expect((await countsByType(db.url, first.projectId, first.accepted + items)).SessionStarted).toBe(65);
+
+    // Another slug: a new project of the same demo tenant.
+    const other = await run(['seed', '--sessions', '1', '--project-slug', 'demo-two', '--json'], db.url);
+    expect(other.code, other.stderr).toBe(0);
+    const summary = JSON.parse(other.stdout) as SeedSummary;
+    expect(summary.tenantId).toBe(first.tenantId);
+    expect(summary.projectId).not.toBe(first.projectId);
+    expect(other.stderr).toMatch(/reused demo tenant .*, created project demo-two/);
+  }, 180_000);
+
+  it('refuses a bad slug or count with exit code 2', async () => {
+    const slug = await run(['seed', '--sessions', '1', '--project-slug', 'Not_A_Slug'], db.url);
+    expect(slug.code).toBe(2);
+    const count = await run(['seed', '--sessions', '0'], db.url);
+    expect(count.code).not.toBe(0);
+    expect(count.stderr).toMatch(/--sessions/);
+  }, 60_000);
+});

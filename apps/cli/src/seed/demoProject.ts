@@ -1,0 +1,53 @@
+import type { AuthStore, Project, Tenant } from '@parley/auth';
+
+export const DEMO_TENANT_NAME = 'Parley demo';
+/** Marks the tenant the seed made, so that a later seed finds it again (and never takes a real tenant). */
+const DEMO_FEATURE = 'demo';
+
+export interface DemoProject {
+  tenant: Tenant;
+  project: Project;
+  reused: { tenant: boolean; project: boolean };
+}
+
+export interface DemoKeys {
+  analytics: string;
+  ingest: string;
+  recordings: string;
+}
+
+/**
+ * The demo tenant (the oldest tenant marked `demo`) and its project with this slug: reused when
+ * they exist, created otherwise. The project shows callerNumber filtering and stored payloads,
+ * so both are switched on; the tenant gets the call-recording feature for the recordings key.
+ */
+export async function ensureDemoProject(store: AuthStore, slug: string): Promise<DemoProject> {
+  const existing = (await store.listTenants()).find((t) => t.features[DEMO_FEATURE] === true);
+  const tenant =
+    existing ??
+    (await store.createTenant({
+      name: DEMO_TENANT_NAME,
+      features: { [DEMO_FEATURE]: true, callRecording: true },
+    }));
+  const found = existing ? await store.findProject(slug, { tenantId: tenant.id }) : null;
+  const project =
+    found ??
+    (await store.createProject({
+      tenantId: tenant.id,
+      slug,
+      name: `Demo (${slug})`,
+      settings: { reporting: { identityFields: true }, payloads: { store: true } },
+    }));
+  return { tenant, project, reused: { tenant: existing !== undefined, project: found !== null } };
+}
+
+/** Three new keys, one per scope (keys are shown once, so a reused project gets new ones). */
+export async function createDemoKeys(store: AuthStore, projectId: string): Promise<DemoKeys> {
+  const make = async (scope: string) =>
+    (await store.createApiKey({ projectId, scopes: [scope], name: `demo ${scope}` })).key;
+  return {
+    analytics: await make('analytics.read'),
+    ingest: await make('ingest.write'),
+    recordings: await make('recordings.read'),
+  };
+}

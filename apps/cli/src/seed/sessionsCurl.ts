@@ -1,0 +1,16 @@
+import type { Config } from '@parley/platform';
+import { DAY_MS } from './demoSessions.js';
+
+/** The API's address as a client on this machine reaches it. */
+export function apiBaseUrl(config: Config): string {
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}`;
+}
+
+const utcDay = (ms: number) => `${new Date(ms).toISOString().slice(0, 10)}T00:00:00Z`;
+
+/** The sessions API over the seeded window: from the day a week ago to tomorrow (UTC days). */
+export function sessionsCurl(baseUrl: string, projectId: string, key: string, now = Date.now()): string {
+  const query = `fromDate=${utcDay(now - 7 * DAY_MS)}&toDate=${utcDay(now + DAY_MS)}`;
+  return `curl -H 'x-api-key: ${key}' '${baseUrl}/api/public/analytics/projects/${projectId}/sessions?${query}'`;
+}
