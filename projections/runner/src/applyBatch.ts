@@ -5,13 +5,13 @@ import type { CompiledTable, Projection, Row } from './defineProjection.js';
 import { CheckpointConflictError, isDataError, ProjectionHandlerError } from './errors.js';
 import {
   foldBatch,
-  jsonReplacer,
   keyString,
   type LoadedRow,
   type LoadedRows,
   type PlannedTable,
   planBatch,
   type TableChanges,
+  toJson,
 } from './fold.js';
 
 export interface ApplyTarget {
@@ -103,9 +103,19 @@ const recordsetColumns = (table: CompiledTable, names: readonly string[]): strin
   names.map((n) => `${q(n)} ${table.columns.find((c) => c.name === n)?.type ?? 'text'}`).join(', ');
 
 /**
+ * Primary keys whose every column is text: PostgreSQL keeps a string key exactly as given, so a
+ * handler's key (when it is a string) is already canonical and only the rows that exist need to
+ * come back.
+ */
+const textKey = (table: CompiledTable): boolean =>
+  table.primaryKey.every((c) => table.columns.find((col) => col.name === c)?.type === 'text');
+
+/**
  * One query for every key of the batch: each handler key comes back with its
  * canonical form (as PostgreSQL parsed it: 'ABC…' and 'abc…' are the same
- * uuid) and the row, if any, so that equal keys fold into one row.
+ * uuid) and the row, if any, so that equal keys fold into one row. With a text
+ * key only existing rows come back (an inner join): in a rebuild most keys are
+ * new, and a row of nulls per key was most of the load's cost.
  */
 async function loadRows(client: PoolClient, planned: PlannedTable, generation: number): Promise<LoadedRows> {
   const { table } = planned;
@@ -115,11 +125,14 @@ async function loadRows(client: PoolClient, planned: PlannedTable, generation: n
   const handlerKeys = [...planned.keys.keys()];
   const input = [...planned.keys.values()].map((key, i) => ({ ...key, __k: i }));
   const pk = table.primaryKey;
+  const exact =
+    textKey(table) && [...planned.keys.values()].every((key) => pk.every((c) => typeof key[c] === 'string'));
+  const join = exact ? 'join' : 'left join';
   const sql = `select k.__k, ${pk.map((c, i) => `k.${q(c)} as __p${i}`).join(', ')},
       ${table.columns.map((c) => `t.${q(c.name)}`).join(', ')}
-    from jsonb_to_recordset($1::jsonb) as k(__k integer, ${recordsetColumns(table, pk)})
-    left join ${q(physicalTable(table.logical, generation))} t on ${pk.map((c) => `t.${q(c)} = k.${q(c)}`).join(' and ')}`;
-  const result = await client.query<Row & { __k: number }>(sql, [JSON.stringify(input, jsonReplacer)]);
+    from json_to_recordset($1::json) as k(__k integer, ${recordsetColumns(table, pk)})
+    ${join} ${q(physicalTable(table.logical, generation))} t on ${pk.map((c) => `t.${q(c)} = k.${q(c)}`).join(' and ')}`;
+  const result = await client.query<Row & { __k: number }>(sql, [toJson(input)]);
   for (const r of result.rows) {
     const handlerKey = handlerKeys[r.__k];
     if (handlerKey === undefined) continue;
@@ -148,22 +161,26 @@ async function writeChanges(client: PoolClient, change: TableChanges, generation
   if (change.upserts.length > 0) {
     const names = table.columns.map((c) => c.name);
     const rest = names.filter((n) => !pk.includes(n));
-    const onConflict =
-      rest.length === 0
-        ? 'do nothing'
-        : `do update set ${rest.map((n) => `${q(n)} = excluded.${q(n)}`).join(', ')}`;
+    // Rows the load did not find cannot be there at write time: this batch's transaction holds the
+    // generation's checkpoint row (the compare-and-set), so no other writer can add them. A plain
+    // insert skips the speculative insertion of an upsert (about a fifth of a rebuild's write time).
+    const onConflict = change.allNew
+      ? ''
+      : rest.length === 0
+        ? `on conflict (${pk.map(q).join(', ')}) do nothing`
+        : `on conflict (${pk.map(q).join(', ')}) do update set ${rest.map((n) => `${q(n)} = excluded.${q(n)}`).join(', ')}`;
     await client.query(
       `insert into ${physical} (${names.map(q).join(', ')})
-       select ${names.map(q).join(', ')} from jsonb_to_recordset($1::jsonb) as r(${recordsetColumns(table, names)})
-       on conflict (${pk.map(q).join(', ')}) ${onConflict}`,
-      [JSON.stringify(change.upserts, jsonReplacer)],
+       select ${names.map(q).join(', ')} from json_to_recordset($1::json) as r(${recordsetColumns(table, names)})
+       ${onConflict}`,
+      [toJson(change.upserts)],
     );
   }
   if (change.deletes.length > 0) {
     await client.query(
-      `delete from ${physical} t using jsonb_to_recordset($1::jsonb) as k(${recordsetColumns(table, pk)})
+      `delete from ${physical} t using json_to_recordset($1::json) as k(${recordsetColumns(table, pk)})
         where ${pk.map((c) => `t.${q(c)} = k.${q(c)}`).join(' and ')}`,
-      [JSON.stringify(change.deletes, jsonReplacer)],
+      [toJson(change.deletes)],
     );
   }
 }

@@ -2,7 +2,7 @@
  * The PostgreSQL column types a projection table may use, and the JS value
  * each one takes in handlers. The list is closed on purpose: every type here
  * round-trips exactly through the runner's JSON path (rows are written with
- * jsonb_to_recordset and read back through pg's parsers with the platform
+ * json_to_recordset and read back through pg's parsers with the platform
  * pool), and it keeps DDL free of arbitrary SQL. `date` and `timestamp` are
  * left out because pg turns them into local-time Dates that do not round-trip.
  */

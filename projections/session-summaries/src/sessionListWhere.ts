@@ -30,12 +30,18 @@ export function sessionListWhere(filter: SessionListFilter): { where: string; pa
   }
   if (filter.status !== undefined) clauses.push(`s.status = ${param(filter.status)}`);
   const dimensions = Object.entries(filter.traceDimensions ?? {});
+  // The joined start's startedAt is the summary's created_at: the same range, on the dimension's index.
+  const range =
+    dimensions.length === 0
+      ? ''
+      : (filter.from ? ` and d.started_at >= ${param(filter.from)}::timestamptz` : '') +
+        (filter.to ? ` and d.started_at < ${param(filter.to)}::timestamptz` : '');
   for (const [name, value] of dimensions) {
     // The hash finds candidates through the index; the jsonb recheck keeps the match exact.
     clauses.push(
       `exists (select 1 from session_dimensions d where d.project_id = s.project_id` +
         ` and d.session_id = s.id and d.name_key = ${param(dimensionNameKey(name))}` +
-        ` and d.match_key = ${param(dimensionMatchKey(name, value))}` +
+        ` and d.match_key = ${param(dimensionMatchKey(name, value))}${range}` +
         ` and d.started_event_id = s.started_event_id)`,
     );
   }

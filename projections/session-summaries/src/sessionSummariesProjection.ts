@@ -60,6 +60,9 @@ const summaryTable = {
   primaryKey: ['project_id', 'id'],
   indexes: [
     { columns: ['project_id', 'created_at', 'id'] },
+    // Covers the exact `total` of the common filters: an index-only count instead of one heap visit
+    // per session of the date range (1M sessions, a week of 140k: 220 ms → 35 ms, docs/performance.md).
+    { columns: ['project_id', 'created_at', 'environment', 'channel', 'status', 'containment_type'] },
     { columns: ['project_id', 'caller_number_key'] },
     { columns: ['project_id', 'channel_user_id'] },
   ],
@@ -81,7 +84,9 @@ const dimensionTable = {
     started_at: 'timestamptz',
   },
   primaryKey: ['project_id', 'session_id', 'name_key'],
-  indexes: [{ columns: ['project_id', 'match_key'] }],
+  // started_at: the list's date range narrows the candidates before the join (a dimension row's
+  // started_at is its start's startedAt, which is the joined summary's created_at).
+  indexes: [{ columns: ['project_id', 'match_key', 'started_at'] }],
 } as const;
 
 export type SummaryRow = RowOf<typeof summaryTable>;
@@ -109,7 +114,8 @@ function dimensionKeys(event: RecordedEvent): DimensionKey[] {
 /** Session summaries (spec 000 §2.2): one row per session, exact under any order of its events. */
 export const sessionSummariesProjection = defineProjection({
   name: 'session-summaries',
-  version: 1,
+  // 2: the covering index of the count; started_at in the dimension index.
+  version: 2,
   eventTypes: SESSION_SUMMARY_EVENT_TYPES,
   tables: { session_summaries: summaryTable, session_dimensions: dimensionTable },
   handlers: {
