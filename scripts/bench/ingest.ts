@@ -1,0 +1,255 @@
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { storedCallerNumberKey } from '@parley/analytics';
+import { buildApp } from '@parley/api';
+import { authMigrations, createAuthStore } from '@parley/auth';
+import { upcast } from '@parley/events';
+import { eventExamples } from '@parley/events/testing';
+import {
+  comparePositions,
+  createPostgresEventStore,
+  eventStoreMigrations,
+  type Position,
+} from '@parley/eventstore';
+import { createInProcessRateLimiter } from '@parley/http';
+import { ingest } from '@parley/ingest';
+import { migrate, type Pool, silentLogger } from '@parley/platform';
+import { createProjectionRunner, projectionRunnerMigrations } from '@parley/projection-runner';
+import { sessionSummariesProjection } from '@parley/projection-session-summaries';
+import { type Latency, latencyOf } from './stats.js';
+
+export interface IngestBenchResult {
+  throughput: {
+    clients: number;
+    batch: number;
+    seconds: number;
+    requests: number;
+    factsPerSecond: number;
+    request: Latency;
+  };
+  lag: {
+    clients: number;
+    batch: number;
+    intervalMs: number;
+    seconds: number;
+    factsPerSecond: number;
+    lag: Latency;
+  };
+}
+
+const { projectId: _p, tenantId: _t, ...llmCall } = eventExamples.LlmCallRecorded;
+const CHANNELS = ['web_chat', 'voice_pipeline', 'sdk_web', 'twilio_sms'] as const;
+
+/** One session's facts as ingest items: start, four turns (message, LLM call, reply), end: 14 items. */
+function sessionItems(n: number): object[] {
+  const sessionId = `sess-${randomUUID()}`;
+  const t0 = Date.now() - 600_000;
+  const at = (s: number) => new Date(t0 + s * 1000).toISOString();
+  const items: object[] = [
+    {
+      id: `${sessionId}:start`,
+      type: 'session.started',
+      data: {
+        sessionId,
+        agentName: 'billing-assistant',
+        channel: CHANNELS[n % CHANNELS.length],
+        environment: n % 3 === 0 ? 'staging' : 'production',
+        callerNumber: `+44 20 7183 ${String(n % 10_000).padStart(4, '0')}`,
+        traceDimensions: { region: n % 2 === 0 ? 'eu' : 'us' },
+        startedAt: at(0),
+      },
+    },
+  ];
+  for (let turn = 0; turn < 4; turn++) {
+    items.push(
+      {
+        id: `${sessionId}:u${turn}`,
+        type: 'message.user',
+        data: {
+          sessionId,
+          messageId: `${sessionId}-u${turn}`,
+          text: 'Where is my order? It was due on Tuesday.',
+          receivedAt: at(10 * turn + 1),
+        },
+      },
+      {
+        id: `${sessionId}:l${turn}`,
+        type: 'llm.call',
+        data: { ...llmCall, sessionId, callId: `${sessionId}-l${turn}`, startedAt: at(10 * turn + 2) },
+      },
+      {
+        id: `${sessionId}:a${turn}`,
+        type: 'message.agent',
+        data: {
+          sessionId,
+          messageId: `${sessionId}-a${turn}`,
+          agentName: 'billing-assistant',
+          text: 'Let me check the delivery status of your order for you.',
+          repliedAt: at(10 * turn + 4),
+        },
+      },
+    );
+  }
+  items.push({
+    id: `${sessionId}:end`,
+    type: 'session.ended',
+    data: { sessionId, status: 'completed', containmentType: 'contained_resolved', endedAt: at(60) },
+  });
+  return items;
+}
+
+function itemSource() {
+  let pending: object[] = [];
+  let n = 0;
+  return (count: number): object[] => {
+    while (pending.length < count) pending = pending.concat(sessionItems(n++));
+    const batch = pending.slice(0, count);
+    pending = pending.slice(count);
+    return batch;
+  };
+}
+
+/**
+ * POST /api/v1/ingest end to end over HTTP (buildApp with the ingest option as apps/cli/src/apiServices.ts
+ * composes it: the real key check, rate limit, zod validation, one transaction per batch), with the
+ * worker's projection runner applying session-summaries meanwhile. Phase 1: `clients` loops post
+ * `batch` items as fast as they are answered. Phase 2 (steady ingest): each client posts a smaller
+ * batch every `intervalMs`; a batch's lag runs from its response (committed) to the first applied
+ * projection batch whose checkpoint covers the log head read right after that response.
+ */
+export async function benchIngest(
+  pool: Pool,
+  connectionString: string,
+  options: {
+    seconds: number;
+    clients: number;
+    batch: number;
+    lagSeconds: number;
+    lagBatch: number;
+    lagIntervalMs: number;
+  },
+  progress: (line: string) => void,
+): Promise<IngestBenchResult> {
+  await migrate(pool, [eventStoreMigrations, authMigrations, projectionRunnerMigrations]);
+  const store = createPostgresEventStore({ pool, connectionString, upcast });
+  const auth = createAuthStore(pool, { verifyCacheTtlMs: 5_000 });
+  const tenant = await auth.createTenant({ name: 'Bench' });
+  const project = await auth.createProject({ tenantId: tenant.id, slug: 'bench' });
+  const { key } = await auth.createApiKey({ projectId: project.id, scopes: ['ingest.write'] });
+  const pending: Array<{ position: Position; at: number }> = [];
+  const lags: number[] = [];
+  let measuring = false;
+  const runner = createProjectionRunner({
+    pool,
+    store,
+    projections: [sessionSummariesProjection],
+    onBatchApplied: ({ checkpoint }) => {
+      const now = performance.now();
+      for (let i = pending.length - 1; i >= 0; i--) {
+        const p = pending[i] as { position: Position; at: number };
+        if (comparePositions(p.position, checkpoint) <= 0) {
+          if (measuring) lags.push(now - p.at);
+          pending.splice(i, 1);
+        }
+      }
+    },
+  });
+  const app = await buildApp({
+    logger: silentLogger(),
+    readiness: { database: async () => true, pendingMigrations: async () => [] },
+    rateLimit: { limiter: createInProcessRateLimiter(), defaultLimit: 1_000_000_000 },
+    ingest: {
+      verify: (apiKey) => auth.verifyApiKey(apiKey),
+      ingest: (scope, items) =>
+        ingest({ store, pool, normaliseCallerNumber: storedCallerNumberKey }, scope, items),
+    },
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/ingest`;
+  const next = itemSource();
+  const post = async (items: object[]): Promise<void> => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify({ items }),
+    });
+    const body = (await res.json()) as { data?: { accepted: number } };
+    if (res.status !== 200 || body.data?.accepted !== items.length)
+      throw new Error(`ingest answered ${res.status}: ${JSON.stringify(body).slice(0, 500)}`);
+  };
+  await runner.start();
+  try {
+    progress(`  ingest: ${options.clients} clients x ${options.batch} items, ${options.seconds} s…`);
+    const requestTimes: number[] = [];
+    let facts = 0;
+    let started = performance.now();
+    let deadline = started + options.seconds * 1000;
+    await Promise.all(
+      Array.from({ length: options.clients }, async () => {
+        while (performance.now() < deadline) {
+          const items = next(options.batch);
+          const t = performance.now();
+          await post(items);
+          requestTimes.push(performance.now() - t);
+          facts += items.length;
+        }
+      }),
+    );
+    const throughputSeconds = (performance.now() - started) / 1000;
+    const throughput = {
+      clients: options.clients,
+      batch: options.batch,
+      seconds: throughputSeconds,
+      requests: requestTimes.length,
+      factsPerSecond: facts / throughputSeconds,
+      request: latencyOf(requestTimes),
+    };
+    progress(`  ingest: ${Math.round(throughput.factsPerSecond)} facts/s; letting the projection catch up…`);
+    const settle = performance.now() + 120_000;
+    const head = await store.head();
+    if (head) pending.push({ position: head.position, at: performance.now() });
+    while (pending.length > 0 && performance.now() < settle) await new Promise((r) => setTimeout(r, 50));
+    pending.length = 0;
+
+    progress(
+      `  ingest lag: ${options.clients} clients x ${options.lagBatch} items every ${options.lagIntervalMs} ms, ${options.lagSeconds} s…`,
+    );
+    measuring = true;
+    facts = 0;
+    started = performance.now();
+    deadline = started + options.lagSeconds * 1000;
+    await Promise.all(
+      Array.from({ length: options.clients }, async () => {
+        for (let at = performance.now(); at < deadline; at += options.lagIntervalMs) {
+          const wait = at - performance.now();
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+          const items = next(options.lagBatch);
+          await post(items);
+          const committed = performance.now();
+          const h = await store.head();
+          if (h) pending.push({ position: h.position, at: committed });
+          facts += items.length;
+        }
+      }),
+    );
+    const lagSeconds = (performance.now() - started) / 1000;
+    const drain = performance.now() + 10_000;
+    while (pending.length > 0 && performance.now() < drain) await new Promise((r) => setTimeout(r, 20));
+    if (pending.length > 0) throw new Error(`${pending.length} batches were never projected`);
+    return {
+      throughput,
+      lag: {
+        clients: options.clients,
+        batch: options.lagBatch,
+        intervalMs: options.lagIntervalMs,
+        seconds: lagSeconds,
+        factsPerSecond: facts / lagSeconds,
+        lag: latencyOf(lags),
+      },
+    };
+  } finally {
+    await runner.stop();
+    await app.close();
+    await store.close();
+  }
+}

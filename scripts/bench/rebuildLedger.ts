@@ -1,0 +1,95 @@
+import { llmStream, toAppend } from '@parley/events';
+import { eventExamples } from '@parley/events/testing';
+import { createPostgresEventStore, eventStoreMigrations } from '@parley/eventstore';
+import { migrate, type Pool } from '@parley/platform';
+import { llmLedgerProjection } from '@parley/projection-llm-ledger';
+import { ensureProjection, projectionRunnerMigrations, rebuildProjection } from '@parley/projection-runner';
+
+export interface LedgerRebuildResult {
+  events: number;
+  withPayload: number;
+  seedSeconds: number;
+  rebuildSeconds: number;
+  replayEventsPerSecond: number;
+  overallEventsPerSecond: number;
+}
+
+const MODELS = ['gpt-4o-mini-2024-07-18', 'gpt-4o-2024-08-06', 'claude-3-5-sonnet-20241022'];
+
+/**
+ * `events` LlmCallRecorded events (the catalog's example call, varied: ten calls a session, models,
+ * a payload on every third), appended 1,000 at a time by 4 writers; then a rebuild of the
+ * llm-ledger projection from the start of the log into a new generation, swapped in.
+ */
+export async function benchLedgerRebuild(
+  pool: Pool,
+  options: { events: number },
+  progress: (line: string) => void,
+): Promise<LedgerRebuildResult> {
+  await migrate(pool, [eventStoreMigrations, projectionRunnerMigrations]);
+  const store = createPostgresEventStore({ pool });
+  const example = eventExamples.LlmCallRecorded;
+  try {
+    const perAppend = 1_000;
+    const appends = Math.ceil(options.events / perAppend);
+    let next = 0;
+    let withPayload = 0;
+    const seedStarted = performance.now();
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let n = next++; n < appends; n = next++) {
+          const events = Array.from({ length: perAppend }, (_, i) => {
+            const g = n * perAppend + i;
+            const payload = g % 3 === 0;
+            if (payload) withPayload++;
+            return toAppend('LlmCallRecorded', {
+              ...example,
+              projectId: `bench-project-${g % 4}`,
+              callId: `call-${g}`,
+              sessionId: `sess-${Math.floor(g / 10)}`,
+              model: MODELS[g % MODELS.length],
+              latencyMs: 200 + (g % 3000),
+              cost: (g % 1000) / 100_000,
+              startedAt: new Date(Date.UTC(2026, 9, 1) + g * 1000).toISOString(),
+              ...(payload
+                ? {
+                    payload: {
+                      prompt: [{ role: 'user', content: 'Where is my order? It was due on Tuesday.' }],
+                      response: { role: 'assistant', content: 'Let me check the delivery status for you.' },
+                    },
+                  }
+                : {}),
+            });
+          });
+          await store.append(llmStream(`bench-${n}`), events, { expectedRevision: 'no_stream' });
+          if (n % 20 === 0) progress(`  seeding: ${n * perAppend} events`);
+        }
+      }),
+    );
+    const seedSeconds = (performance.now() - seedStarted) / 1000;
+    await pool.query('vacuum analyze events');
+
+    await ensureProjection(pool, llmLedgerProjection);
+    const started = performance.now();
+    const result = await rebuildProjection({
+      pool,
+      store,
+      projection: llmLedgerProjection,
+      onProgress: (p) =>
+        progress(
+          `  rebuild: ${p.phase} ${p.eventsProcessed} events, ${Math.round(p.eventsPerSecond)} events/s`,
+        ),
+    });
+    const rebuildSeconds = (performance.now() - started) / 1000;
+    return {
+      events: result.eventsProcessed,
+      withPayload,
+      seedSeconds,
+      rebuildSeconds,
+      replayEventsPerSecond: result.eventsPerSecond,
+      overallEventsPerSecond: result.eventsProcessed / rebuildSeconds,
+    };
+  } finally {
+    await store.close();
+  }
+}
