@@ -6,9 +6,12 @@ import {
   physicalTable,
   projectionRunnerMigrations,
 } from '@parley/projection-runner';
-import { sessionSummariesProjection } from '@parley/projection-session-summaries';
 // Not exported by the package: the same hashes the projection stores, so the filter finds the rows.
-import { dimensionMatchKey, dimensionNameKey } from '../../projections/session-summaries/src/dimensionRow.js';
+import {
+  dimensionMatchKey,
+  dimensionNameKey,
+  sessionSummariesProjection,
+} from '@parley/projection-session-summaries';
 
 /** The 30 days the data covers (fixed, so runs are comparable). */
 export const DATA_FROM = new Date('2026-10-01T00:00:00Z');

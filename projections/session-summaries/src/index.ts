@@ -1,3 +1,4 @@
+export { dimensionMatchKey, dimensionNameKey } from './dimensionRow.js';
 export type { SessionListFilter } from './filter.js';
 export {
   ENVELOPE_RESERVE_BYTES,
