@@ -1,47 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv, parleyBin, repoRoot, runCli } from './testing/runCli.js';
 
-const root = resolve(import.meta.dirname, '../../..');
-const bin = join(root, 'apps/cli/bin/parley.js');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The environment of a newcomer: nothing configured but what the test sets. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    LOG_FORMAT: 'json',
-    LOG_LEVEL: 'warn',
-  };
-  return { ...env, ...extra };
-}
-
-function run(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<Run> {
-  return new Promise((res, rej) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      rej(new Error(`parley ${args.join(' ')} timed out\n${stderr}`));
-    }, timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      res({ code, stdout, stderr });
-    });
-  });
-}
+const run = runCli;
+const root = repoRoot;
+const bin = parleyBin;
 
 function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
   return new Promise((res, rej) => {

@@ -1,42 +1,10 @@
-import { spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
 import { authMigrations, createAuthStore } from '@parley/auth';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliRun, cleanEnv, runCli } from './testing/runCli.js';
 
-const root = resolve(import.meta.dirname, '../../..');
-const bin = join(root, 'apps/cli/bin/parley.js');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], databaseUrl: string, timeoutMs = 60_000): Promise<Run> {
-  const env = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    LOG_FORMAT: 'json',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: databaseUrl,
-  };
-  return new Promise((res, rej) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      rej(new Error(`parley ${args.join(' ')} timed out\n${stderr}`));
-    }, timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      res({ code, stdout, stderr });
-    });
-  });
-}
+const run = (args: string[], databaseUrl: string, timeoutMs = 60_000): Promise<CliRun> =>
+  runCli(args, cleanEnv({ DATABASE_URL: databaseUrl }), timeoutMs);
 
 async function runJson<T>(args: string[], url: string): Promise<T> {
   const result = await run([...args, '--json'], url);
