@@ -3,7 +3,8 @@ import { eventExamples } from '@parley/events/testing';
 import { createPostgresEventStore, eventStoreMigrations } from '@parley/eventstore';
 import { migrate, type Pool } from '@parley/platform';
 import { llmLedgerProjection } from '@parley/projection-llm-ledger';
-import { ensureProjection, projectionRunnerMigrations, rebuildProjection } from '@parley/projection-runner';
+import { projectionRunnerMigrations } from '@parley/projection-runner';
+import { timeRebuild } from './rebuild.js';
 
 export interface LedgerRebuildResult {
   events: number;
@@ -69,26 +70,7 @@ export async function benchLedgerRebuild(
     const seedSeconds = (performance.now() - seedStarted) / 1000;
     await pool.query('vacuum analyze events');
 
-    await ensureProjection(pool, llmLedgerProjection);
-    const started = performance.now();
-    const result = await rebuildProjection({
-      pool,
-      store,
-      projection: llmLedgerProjection,
-      onProgress: (p) =>
-        progress(
-          `  rebuild: ${p.phase} ${p.eventsProcessed} events, ${Math.round(p.eventsPerSecond)} events/s`,
-        ),
-    });
-    const rebuildSeconds = (performance.now() - started) / 1000;
-    return {
-      events: result.eventsProcessed,
-      withPayload,
-      seedSeconds,
-      rebuildSeconds,
-      replayEventsPerSecond: result.eventsPerSecond,
-      overallEventsPerSecond: result.eventsProcessed / rebuildSeconds,
-    };
+    return { ...(await timeRebuild(pool, store, llmLedgerProjection, progress)), withPayload, seedSeconds };
   } finally {
     await store.close();
   }
