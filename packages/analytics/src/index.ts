@@ -6,6 +6,13 @@ export { DEFAULT_LIMIT, MAX_LIMIT } from './dateRangeAndPaging.js';
 export type { DataMode, LedgerFilter, LedgerSortField, SessionListFilter, SortDirection } from './filters.js';
 export { DATA_MODES, LEDGER_SORT_FIELDS, SORT_DIRECTIONS } from './filters.js';
 export { isWithheldCallerId, storedCallerNumberKey } from './isWithheldCallerId.js';
+export {
+  ENVELOPE_RESERVE_BYTES,
+  fitCount,
+  jsonBytes,
+  PAGE_BODY_LIMIT_BYTES,
+  PAGE_ITEMS_BUDGET_BYTES,
+} from './pageBudget.js';
 export { parseIsoDate } from './parseIsoDate.js';
 export { LEDGER_LIMITS, LEDGER_PARAMS, LEDGER_STATUSES, parseLedgerQuery } from './parseLedgerQuery.js';
 export type { SessionListQueryOptions } from './parseSessionListQuery.js';

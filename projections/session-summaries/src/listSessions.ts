@@ -1,3 +1,10 @@
+import {
+  ENVELOPE_RESERVE_BYTES,
+  fitCount,
+  jsonBytes,
+  PAGE_BODY_LIMIT_BYTES,
+  PAGE_ITEMS_BUDGET_BYTES,
+} from '@parley/analytics';
 import type { Pool, PoolClient } from '@parley/platform';
 import type { SessionListFilter } from './filter.js';
 import { sessionListWhere } from './sessionListWhere.js';
@@ -39,12 +46,8 @@ export interface SessionPage {
 }
 
 /** The response body cap of spec 000 §8. */
-export const MAX_BODY_BYTES = 1024 * 1024;
-/**
- * Room left for the page envelope (success, total, offset, limit, hasMore, the freshness field,
- * brackets): the sessions array gets the rest of the 1 MiB.
- */
-export const ENVELOPE_RESERVE_BYTES = 4 * 1024;
+export const MAX_BODY_BYTES = PAGE_BODY_LIMIT_BYTES;
+export { ENVELOPE_RESERVE_BYTES };
 
 export interface ListSessionsOptions {
   /** Bytes the serialised `sessions` array may take (commas and brackets included). */
@@ -136,7 +139,7 @@ export async function listSessions(
   filter: SessionListFilter,
   options: ListSessionsOptions = {},
 ): Promise<SessionPage> {
-  const maxBytes = options.maxSessionsBytes ?? MAX_BODY_BYTES - ENVELOPE_RESERVE_BYTES;
+  const maxBytes = options.maxSessionsBytes ?? PAGE_ITEMS_BUDGET_BYTES;
   const { where, params } = sessionListWhere(filter);
   const limit = `$${params.length + 1}`;
   const offset = `$${params.length + 2}`;
@@ -150,16 +153,14 @@ export async function listSessions(
     [...params, filter.limit, filter.offset],
   );
   const total = Number(rows[0]?.total ?? 0);
-  const sessions: SessionSummary[] = [];
-  let bytes = 2; // []
-  for (const row of rows) {
-    if (row.id === null) break;
-    const summary = toSessionSummary(row as SummaryQueryRow & { id: string });
-    const size = Buffer.byteLength(JSON.stringify(summary)) + (sessions.length > 0 ? 1 : 0);
-    // A row larger than the whole cap still goes out alone, so that paging always moves on.
-    if (sessions.length > 0 && bytes + size > maxBytes) break;
-    bytes += size;
-    sessions.push(summary);
-  }
+  const page = rows
+    .filter((row): row is SummaryQueryRow & { id: string } => row.id !== null)
+    .map(toSessionSummary);
+  // Sizes are computed lazily: rows past the cap are never serialised.
+  const sessions = page.slice(0, fitCount(lazySizes(page), maxBytes));
   return { total, sessions, hasMore: filter.offset + sessions.length < total };
+}
+
+function* lazySizes(items: readonly unknown[]): Generator<number> {
+  for (const item of items) yield jsonBytes(item);
 }
