@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { collect } from '../testing/helpers.js';
 import type { EventToAppend, RecordedEvent } from '../types.js';
 import { createEventStoreDbEventStore } from './createEventStoreDbEventStore.js';
 import { createFakeEsdb } from './testing/createFakeEsdb.js';
@@ -8,12 +9,6 @@ const event = (type: string, data: Record<string, unknown> = {}): EventToAppend 
   type,
   data,
 });
-
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
 
 /** A log of user events mixed with the system records a real server writes between them. */
 async function setup() {

@@ -1,6 +1,7 @@
 import { EventStoreDBClient, FORWARDS } from '@eventstore/db-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEventStoreContract } from '../testing/contract.js';
+import { collect } from '../testing/helpers.js';
 import type { EventStore, EventToAppend } from '../types.js';
 import { createEventStoreDbEventStore } from './index.js';
 import { SCHEMA_VERSION_KEY } from './mapping.js';
@@ -29,12 +30,6 @@ const events = (n: number, schemaVersion?: number): EventToAppend[] =>
     data: { i },
     metadata: { tenantId: 'tenant-esdb-spec' },
   }));
-
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
 
 describe.skipIf(!url)('EventStoreDB adapter', () => {
   describeEventStoreContract(

@@ -1,14 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { collect } from '../testing/helpers.js';
 import type { Position } from '../types.js';
 import { scanAll } from './scanAll.js';
 import { createFakeEsdb } from './testing/createFakeEsdb.js';
-
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
 
 function fakeWithLog(size: number, inclusiveReads: boolean) {
   const fake = createFakeEsdb({ inclusiveReads });
