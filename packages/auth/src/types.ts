@@ -24,7 +24,18 @@ export type EnvironmentName = (typeof ENVIRONMENT_NAMES)[number];
  * is an open JSON object so a feature can add its own without a migration.
  */
 export interface ProjectSettings {
-  recording?: { enabled?: boolean; objectLimit?: number; mediaUrlTtlSeconds?: number };
+  /**
+   * Call recording (issue 4). enabled: absent means on. retentionDays: days from the recording's
+   * start to `retentionExpiresAt`; absent or null: kept until deleted. objectLimit and
+   * mediaUrlTtlSeconds override RECORDING_PUBLIC_RECORDING_OBJECT_LIMIT and
+   * RECORDING_PUBLIC_MEDIA_URL_TTL_SECONDS (the TTL still capped at 3600).
+   */
+  recording?: {
+    enabled?: boolean;
+    retentionDays?: number | null;
+    objectLimit?: number;
+    mediaUrlTtlSeconds?: number;
+  };
   /** Reporting exposure: identityFields enables the callerNumber filter (else 403 CALLER_NUMBER_LOOKUP_DISABLED). */
   reporting?: { identityFields?: boolean };
   /** Whether LLM call payloads (prompts, completions) are kept. */

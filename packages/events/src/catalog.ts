@@ -3,11 +3,13 @@ import { createCatalog } from './createCatalog.js';
 import { auditRecorded } from './schemas/audit.js';
 import { llmCallRecorded } from './schemas/llm.js';
 import {
+  recordingCompleted,
   recordingDeleted,
   recordingFailed,
   recordingFileStored,
   recordingLegalHoldLifted,
   recordingLegalHoldPlaced,
+  recordingMediaDeleted,
   recordingRetentionExpired,
   recordingStarted,
 } from './schemas/recording.js';
@@ -28,10 +30,12 @@ export const eventCatalog = createCatalog([
   traceEventRecorded,
   llmCallRecorded,
   recordingStarted,
+  recordingCompleted,
   recordingFileStored,
   recordingFailed,
   recordingDeleted,
   recordingRetentionExpired,
+  recordingMediaDeleted,
   recordingLegalHoldPlaced,
   recordingLegalHoldLifted,
   auditRecorded,

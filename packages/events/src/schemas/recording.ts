@@ -47,6 +47,50 @@ export const recordingStarted = defineEvent({
   schema: recordingStartedSchema,
 });
 
+/**
+ * Where the media of one file comes from. `recording_server`: the telephony provider's recording
+ * server, fetched by the worker with the account's credentials (the URL itself grants nothing
+ * without them). `external`: a customer-owned URL, passed through to API callers as `external`.
+ */
+export const recordingFileSourceSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('recording_server'), url: z.url({ protocol: /^https?$/ }) }),
+  z.object({ kind: z.literal('external'), url: z.url({ protocol: /^https?$/ }) }),
+]);
+export type RecordingFileSource = z.infer<typeof recordingFileSourceSchema>;
+
+/** A file the completed recording holds, before it is stored. */
+export const recordingFileSpecSchema = z.object({
+  /** Position of the file inside the recording. */
+  objectIndex: countSchema,
+  fileName: z.string().min(1).max(512).optional(),
+  channel: z.enum(RECORDING_CHANNELS).optional(),
+  recordingType: z.string().min(1).max(128).optional(),
+  contentType: z.string().min(1).max(128).optional(),
+  recordingStartTime: timestampSchema.optional(),
+  recordingEndTime: timestampSchema.optional(),
+  source: recordingFileSourceSchema,
+});
+export type RecordingFileSpec = z.infer<typeof recordingFileSpecSchema>;
+
+/**
+ * The recording server finished the recording (telephony status `completed`, or the ingest
+ * item): its files are now to be fetched into media storage (recording_server sources) or passed
+ * through (external). Until each file is stored or failed it is `media_in_progress`.
+ */
+export const recordingCompletedSchema = z.object({
+  ...recordingScope,
+  callId: idSchema,
+  durationSeconds: amountSchema.optional(),
+  files: z.array(recordingFileSpecSchema).min(1).max(64),
+  completedAt: timestampSchema,
+});
+export type RecordingCompletedData = z.infer<typeof recordingCompletedSchema>;
+export const recordingCompleted = defineEvent({
+  type: 'RecordingCompleted',
+  schemaVersion: 1,
+  schema: recordingCompletedSchema,
+});
+
 /** One file of the recording is in media storage. */
 export const recordingFileStoredSchema = z.object({
   ...recordingScope,
@@ -112,6 +156,24 @@ export const recordingRetentionExpired = defineEvent({
   type: 'RecordingRetentionExpired',
   schemaVersion: 1,
   schema: recordingRetentionExpiredSchema,
+});
+
+/**
+ * Media objects of the recording were removed from media storage (after RecordingRetentionExpired
+ * or RecordingDeleted). Kept apart from those facts because deleting objects can fail and be
+ * retried; this records that it happened, and which objects.
+ */
+export const recordingMediaDeletedSchema = z.object({
+  ...recordingScope,
+  objectIndexes: z.array(countSchema),
+  cause: z.enum(['retention_expired', 'deleted']),
+  deletedAt: timestampSchema,
+});
+export type RecordingMediaDeletedData = z.infer<typeof recordingMediaDeletedSchema>;
+export const recordingMediaDeleted = defineEvent({
+  type: 'RecordingMediaDeleted',
+  schemaVersion: 1,
+  schema: recordingMediaDeletedSchema,
 });
 
 /**

@@ -46,6 +46,12 @@ export const sessionStartedSchema = z.object({
   externalSessionKey: z.string().min(1).optional(),
   /** Custom session dimensions, name to value (spec 000 §2.2 `traceDimensions`). */
   traceDimensions: dimensionsSchema,
+  /**
+   * The session's own recording setting (e.g. the caller opted out, or the agent's channel does
+   * not record). Absent: the project's setting decides. The recordings API says
+   * `recording_disabled` whichever setting switched recording off, never which one.
+   */
+  recordingEnabled: z.boolean().optional(),
   /** Playground or test traffic. Absent: not known (the session list shows null). */
   isTest: z.boolean().optional(),
   startedAt: timestampSchema,

@@ -231,6 +231,34 @@ export const eventDataArbitraries: DataArbitraries = {
     { ...recordingScope, tenantId: id, callId: id, startedAt: timestamp, retentionExpiresAt: timestamp },
     { requiredKeys: ['recordingId', 'sessionId', 'projectId', 'callId', 'startedAt'] },
   ),
+  RecordingCompleted: fc.record(
+    {
+      ...recordingScope,
+      callId: id,
+      durationSeconds: amount,
+      files: fc.array(
+        fc.record(
+          {
+            objectIndex: fc.nat({ max: 20 }),
+            fileName: shortText,
+            channel: fc.constantFrom(...RECORDING_CHANNELS),
+            recordingType: shortText,
+            contentType: shortText,
+            recordingStartTime: timestamp,
+            recordingEndTime: timestamp,
+            source: fc.record({
+              kind: fc.constantFrom('recording_server' as const, 'external' as const),
+              url: fc.webUrl({ validSchemes: ['https'] }),
+            }),
+          },
+          { requiredKeys: ['objectIndex', 'source'] },
+        ),
+        { minLength: 1, maxLength: 4 },
+      ),
+      completedAt: timestamp,
+    },
+    { requiredKeys: ['recordingId', 'sessionId', 'projectId', 'callId', 'files', 'completedAt'] },
+  ),
   RecordingFileStored: fc.record(
     {
       ...recordingScope,
@@ -276,6 +304,12 @@ export const eventDataArbitraries: DataArbitraries = {
     { requiredKeys: ['recordingId', 'sessionId', 'projectId', 'principal', 'deletedAt'] },
   ),
   RecordingRetentionExpired: fc.record({ ...recordingScope, expiredAt: timestamp }),
+  RecordingMediaDeleted: fc.record({
+    ...recordingScope,
+    objectIndexes: fc.array(fc.nat({ max: 20 }), { maxLength: 4 }),
+    cause: fc.constantFrom('retention_expired' as const, 'deleted' as const),
+    deletedAt: timestamp,
+  }),
   RecordingLegalHoldPlaced: fc.record(
     { ...recordingScope, holdId: id, principal, reason: shortText, placedAt: timestamp },
     { requiredKeys: ['recordingId', 'sessionId', 'projectId', 'holdId', 'principal', 'placedAt'] },

@@ -118,6 +118,26 @@ export const eventExamples: { readonly [T in EventType]: EventDataInput<T> } = {
     startedAt: '2024-11-21T09:15:02.500Z',
     retentionExpiresAt: '2025-11-21T09:15:02.500Z',
   },
+  RecordingCompleted: {
+    recordingId,
+    sessionId,
+    projectId,
+    callId,
+    durationSeconds: 284.4,
+    files: [
+      {
+        objectIndex: 0,
+        fileName: 'RE5a7c1e-caller.wav',
+        channel: 'caller',
+        recordingType: 'audio',
+        contentType: 'audio/wav',
+        recordingStartTime: '2024-11-21T09:15:02.500Z',
+        recordingEndTime: '2024-11-21T09:19:46.900Z',
+        source: { kind: 'recording_server', url: 'https://recordings.example.com/RE5a7c1e/0.wav' },
+      },
+    ],
+    completedAt: '2024-11-21T09:19:47.200Z',
+  },
   RecordingFileStored: {
     recordingId,
     sessionId,
@@ -158,6 +178,14 @@ export const eventExamples: { readonly [T in EventType]: EventDataInput<T> } = {
     sessionId,
     projectId,
     expiredAt: '2025-11-21T09:15:02.500Z',
+  },
+  RecordingMediaDeleted: {
+    recordingId,
+    sessionId,
+    projectId,
+    objectIndexes: [0],
+    cause: 'retention_expired',
+    deletedAt: '2025-11-21T10:00:00.000Z',
   },
   RecordingLegalHoldPlaced: {
     recordingId,
