@@ -68,6 +68,35 @@ export const configSchema = z.object({
       }
       return limits;
     }),
+  /** Where recording media is kept: `filesystem` (under MEDIA_DIR, served as proxied URLs) or `s3`. */
+  MEDIA_STORAGE: z.enum(['filesystem', 's3']).default('filesystem'),
+  /** Media directory of the filesystem storage; default `<PARLEY_DATA_DIR>/media`. */
+  MEDIA_DIR: z.string().min(1).optional(),
+  /** S3-compatible storage (MEDIA_STORAGE=s3): bucket, region, endpoint (unset: AWS), path-style addressing. */
+  S3_BUCKET: z.string().min(1).optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ENDPOINT: optionalUrl,
+  S3_FORCE_PATH_STYLE: z
+    .enum(['true', 'false', '1', '0', ''])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
+  /** Static S3 credentials; unset: the AWS SDK's default provider chain. */
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /**
+   * Secret that signs proxied media tokens (at least 32 characters). Unset: one is generated once
+   * and kept in the database, so every API process of a deployment agrees.
+   */
+  MEDIA_TOKEN_SECRET: z.string().min(32).optional(),
+  /** Lifetime of issued media URLs, seconds (spec 000 §2.1): default 900; values above 3600 are capped to 3600. */
+  RECORDING_PUBLIC_MEDIA_URL_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(900)
+    .transform((v) => Math.min(v, 3600)),
+  /** Stored files across a session's recordings the recordings API returns (spec 000 §8); more: 413. */
+  RECORDING_PUBLIC_RECORDING_OBJECT_LIMIT: z.coerce.number().int().min(1).max(10_000).default(32),
 });
 
 export type Config = z.infer<typeof configSchema>;
