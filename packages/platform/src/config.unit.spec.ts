@@ -14,8 +14,13 @@ describe('loadConfig', () => {
       PARLEY_EMBEDDED_PG_PORT: 0,
       PROJECTION_BATCH_SIZE: 2000,
       LOG_POLL_INTERVAL_MS: 500,
+      MEDIA_STORAGE: 'filesystem',
       RATE_LIMIT_PER_SECOND: 100,
       RATE_LIMIT_TENANT_LIMITS: {},
+      RECORDING_PUBLIC_MEDIA_URL_TTL_SECONDS: 900,
+      RECORDING_PUBLIC_RECORDING_OBJECT_LIMIT: 32,
+      S3_FORCE_PATH_STYLE: false,
+      S3_REGION: 'us-east-1',
     });
   });
 
@@ -63,6 +68,15 @@ describe('loadConfig', () => {
     const issues = (error as ConfigError).issues.join('\n');
     for (const name of ['PORT', 'LOG_LEVEL', 'DATABASE_URL', 'EVENTSTORE_URL'])
       expect(issues).toContain(name);
+  });
+
+  it('caps the media URL lifetime at 3600 seconds', () => {
+    expect(
+      loadConfig({ RECORDING_PUBLIC_MEDIA_URL_TTL_SECONDS: '7200' }).RECORDING_PUBLIC_MEDIA_URL_TTL_SECONDS,
+    ).toBe(3600);
+    expect(() => loadConfig({ RECORDING_PUBLIC_MEDIA_URL_TTL_SECONDS: '0' })).toThrow(
+      /RECORDING_PUBLIC_MEDIA_URL_TTL_SECONDS/,
+    );
   });
 
   it('refuses out-of-range numbers', () => {
