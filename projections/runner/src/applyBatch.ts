@@ -1,7 +1,13 @@
 import { comparePositions, type Position, type RecordedEvent } from '@parley/eventstore';
 import type { PoolClient } from '@parley/platform';
 import { physicalTable } from './ddl.js';
-import type { CompiledTable, Projection, Row } from './defineProjection.js';
+import {
+  type CompiledTable,
+  type Projection,
+  ROLLUP_COUNT_COLUMN,
+  type Row,
+  type StoredTable,
+} from './defineProjection.js';
 import { CheckpointConflictError, isDataError, ProjectionHandlerError } from './errors.js';
 import {
   foldBatch,
@@ -10,6 +16,7 @@ import {
   type LoadedRows,
   type PlannedTable,
   planBatch,
+  type RollupDelta,
   type TableChanges,
   toJson,
 } from './fold.js';
@@ -99,7 +106,7 @@ async function guard<T>(projection: Projection, table: CompiledTable, fn: () => 
 
 const q = (ident: string): string => `"${ident}"`;
 
-const recordsetColumns = (table: CompiledTable, names: readonly string[]): string =>
+const recordsetColumns = (table: StoredTable, names: readonly string[]): string =>
   names.map((n) => `${q(n)} ${table.columns.find((c) => c.name === n)?.type ?? 'text'}`).join(', ');
 
 /**
@@ -183,4 +190,38 @@ async function writeChanges(client: PoolClient, change: TableChanges, generation
       [toJson(change.deletes)],
     );
   }
+  for (const [r, rollup] of table.rollups.entries()) {
+    const deltas = change.rollupDeltas[r] ?? [];
+    if (deltas.length > 0) await writeRollup(client, rollup.table, deltas, generation);
+  }
+}
+
+/**
+ * Adds the batch's count deltas to a rollup: one upsert, groups already merged (an upsert may not
+ * touch a row twice). When a count went down, a second statement deletes the groups it brought to
+ * 0, so a rollup holds only groups that count something.
+ */
+async function writeRollup(
+  client: PoolClient,
+  table: StoredTable,
+  deltas: readonly RollupDelta[],
+  generation: number,
+): Promise<void> {
+  const physical = q(physicalTable(table.logical, generation));
+  const pk = table.primaryKey;
+  const names = table.columns.map((c) => c.name);
+  const n = q(ROLLUP_COUNT_COLUMN);
+  await client.query(
+    `insert into ${physical} as t (${names.map(q).join(', ')})
+     select ${names.map(q).join(', ')} from json_to_recordset($1::json) as r(${recordsetColumns(table, names)})
+     on conflict (${pk.map(q).join(', ')}) do update set ${n} = t.${n} + excluded.${n}`,
+    [toJson(deltas.map((d) => ({ ...d.group, [ROLLUP_COUNT_COLUMN]: d.n })))],
+  );
+  const lowered = deltas.filter((d) => d.n < 0).map((d) => d.group);
+  if (lowered.length === 0) return;
+  await client.query(
+    `delete from ${physical} t using json_to_recordset($1::json) as k(${recordsetColumns(table, pk)})
+      where t.${n} = 0 and ${pk.map((c) => `t.${q(c)} = k.${q(c)}`).join(' and ')}`,
+    [toJson(lowered)],
+  );
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CompiledTable } from './defineProjection.js';
+import type { StoredTable } from './defineProjection.js';
 
 /**
  * Physical layout: generation N of logical table `x` is the table `x_g<N>` in
@@ -11,14 +11,14 @@ export const physicalTable = (logical: string, generation: number): string => `$
 
 const q = (ident: string): string => `"${ident}"`;
 
-export function createTableSql(table: CompiledTable, generation: number): string {
+export function createTableSql(table: StoredTable, generation: number): string {
   const columns = table.columns.map((c) => `${q(c.name)} ${c.type}${c.nullable ? '' : ' not null'}`);
   const key = `primary key (${table.primaryKey.map(q).join(', ')})`;
   return `create table ${q(physicalTable(table.logical, generation))} (${[...columns, key].join(', ')})`;
 }
 
 /** Secondary indexes; a rebuild creates them after the bulk load, when they cost least. */
-export function createIndexesSql(table: CompiledTable, generation: number): string[] {
+export function createIndexesSql(table: StoredTable, generation: number): string[] {
   const physical = physicalTable(table.logical, generation);
   return table.indexes.map(
     (index, i) =>
@@ -27,7 +27,7 @@ export function createIndexesSql(table: CompiledTable, generation: number): stri
   );
 }
 
-export function viewSql(table: CompiledTable, generation: number, mode: 'replace' | 'create'): string {
+export function viewSql(table: StoredTable, generation: number, mode: 'replace' | 'create'): string {
   const columns = table.columns.map((c) => q(c.name)).join(', ');
   const verb = mode === 'replace' ? 'create or replace view' : 'create view';
   return `${verb} ${q(table.logical)} as select ${columns} from ${q(physicalTable(table.logical, generation))}`;
@@ -39,7 +39,7 @@ export const dropTableSql = (logical: string, generation: number): string =>
 export const dropViewSql = (logical: string): string => `drop view if exists ${q(logical)}`;
 
 /** Identifies the tables' shape, independent of generation. */
-export function ddlHash(tables: readonly CompiledTable[]): string {
+export function ddlHash(tables: readonly StoredTable[]): string {
   const shape = tables.map((t) => ({
     table: t.logical,
     columns: t.columns.map((c) => [c.name, c.type, c.nullable]),

@@ -7,7 +7,19 @@ export interface IndexSpec<Column extends string = string> {
   readonly unique?: boolean;
 }
 
-/** One read-model table: columns in order, primary key, extra indexes. */
+/**
+ * A count rollup of a table, kept exact by the runner in the same transaction as the table: for
+ * every row a batch changes, each group of its old state counts one less and each group of its new
+ * state one more (`n`). Readers sum `n` over the groups a filter selects instead of counting rows.
+ * `groups` is pure and returns complete group rows (every column, none null); a row may count in
+ * no group, one, or several (one per dimension, say).
+ */
+export interface RollupSpec<Row = Record<string, unknown>> {
+  readonly columns: Readonly<Record<string, ColumnSpec>>;
+  groups(row: Row): readonly Record<string, unknown>[];
+}
+
+/** One read-model table: columns in order, primary key, extra indexes, count rollups. */
 export interface TableSpec<
   Columns extends Record<string, ColumnSpec> = Record<string, ColumnSpec>,
   Key extends keyof Columns & string = keyof Columns & string,
@@ -15,6 +27,10 @@ export interface TableSpec<
   readonly columns: Columns;
   readonly primaryKey: readonly Key[];
   readonly indexes?: readonly IndexSpec<keyof Columns & string>[];
+  /** Logical rollup table name → spec; each gets its own table and view like any table. */
+  readonly rollups?: Readonly<
+    Record<string, RollupSpec<{ -readonly [C in keyof Columns]: ColumnValue<Columns[C]> }>>
+  >;
 }
 
 export type RowOf<T extends TableSpec> = {
@@ -58,13 +74,27 @@ export interface CompiledColumn {
 
 export type Row = Record<string, unknown>;
 
-/** A table as the runner sees it: types erased, order fixed. */
-export interface CompiledTable {
+/** A table's shape, all DDL needs. */
+export interface StoredTable {
   readonly logical: string;
   readonly columns: readonly CompiledColumn[];
   readonly primaryKey: readonly string[];
   readonly indexes: readonly IndexSpec[];
+}
+
+/** The count column every rollup table has. */
+export const ROLLUP_COUNT_COLUMN = 'n';
+
+/** A rollup as the runner sees it: its table (group columns + `n`, keyed by the groups). */
+export interface CompiledRollup {
+  readonly table: StoredTable;
+  readonly groups: (row: Row) => readonly Row[];
+}
+
+/** A table as the runner sees it: types erased, order fixed. */
+export interface CompiledTable extends StoredTable {
   readonly handlers: TableHandlers<Row, Row>;
+  readonly rollups: readonly CompiledRollup[];
 }
 
 export interface Projection<Tables extends Record<string, TableSpec> = Record<string, TableSpec>> {
@@ -75,6 +105,8 @@ export interface Projection<Tables extends Record<string, TableSpec> = Record<st
   /** Hash of the tables' definitions; a change without a version bump is refused. */
   readonly ddlHash: string;
   readonly compiled: readonly CompiledTable[];
+  /** Every physical table of a generation: the tables, then their rollups. */
+  readonly storage: readonly StoredTable[];
 }
 
 const NAME = /^[a-z][a-z0-9_-]{0,62}$/;
@@ -130,15 +162,51 @@ export function defineProjection<const Tables extends Record<string, TableSpec>>
     if (typeof tableHandlers?.keys !== 'function' || typeof tableHandlers.evolve !== 'function') {
       fail(`${logical}: handlers.${logical} needs keys and evolve`);
     }
+    const rollups: CompiledRollup[] = [];
+    for (const [rollupName, rollup] of Object.entries(spec.rollups ?? {})) {
+      if (!IDENT.test(rollupName) || rollupName.length > MAX_TABLE_NAME) {
+        fail(
+          `rollup name ${rollupName} must match /^[a-z][a-z0-9_]*$/, at most ${MAX_TABLE_NAME} characters`,
+        );
+      }
+      const groupColumns: CompiledColumn[] = [];
+      for (const [column, columnSpec] of Object.entries(rollup.columns)) {
+        if (!IDENT.test(column) || column.length > 63 || column === ROLLUP_COUNT_COLUMN) {
+          fail(`${rollupName}.${column}: bad rollup column name`);
+        }
+        const type = columnType(columnSpec);
+        if (!columnTypes.includes(type)) fail(`${rollupName}.${column}: unsupported type ${type}`);
+        if (columnNullable(columnSpec)) fail(`${rollupName}.${column}: rollup group columns cannot be null`);
+        groupColumns.push({ name: column, type, nullable: false });
+      }
+      if (groupColumns.length === 0) fail(`${rollupName}: a rollup needs at least one group column`);
+      if (typeof rollup.groups !== 'function') fail(`${rollupName}: groups must be a function`);
+      rollups.push({
+        table: {
+          logical: rollupName,
+          columns: [...groupColumns, { name: ROLLUP_COUNT_COLUMN, type: 'bigint', nullable: false }],
+          primaryKey: groupColumns.map((c) => c.name),
+          indexes: [],
+        },
+        groups: rollup.groups as (row: Row) => readonly Row[],
+      });
+    }
     compiled.push({
       logical,
       columns,
       primaryKey: [...spec.primaryKey],
       indexes: (spec.indexes ?? []).map((i) => ({ columns: [...i.columns], unique: i.unique === true })),
       handlers: tableHandlers as TableHandlers<Row, Row>,
+      rollups,
     });
   }
   if (compiled.length === 0) fail('tables must define at least one table');
+  const storage: StoredTable[] = [...compiled, ...compiled.flatMap((t) => t.rollups.map((r) => r.table))];
+  const seen = new Set<string>();
+  for (const table of storage) {
+    if (seen.has(table.logical)) fail(`table name ${table.logical} is used twice`);
+    seen.add(table.logical);
+  }
   for (const key of Object.keys(handlers)) {
     if (!compiled.some((t) => t.logical === key)) fail(`handlers.${key} has no table`);
   }
@@ -147,7 +215,8 @@ export function defineProjection<const Tables extends Record<string, TableSpec>>
     version,
     eventTypes: eventTypes === undefined ? undefined : [...eventTypes],
     tables,
-    ddlHash: ddlHash(compiled),
+    ddlHash: ddlHash(storage),
     compiled,
+    storage,
   };
 }

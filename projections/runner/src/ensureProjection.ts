@@ -49,7 +49,7 @@ export async function ensureProjection(
         reason,
       };
     }
-    const tables = projection.compiled.map((t) => t.logical);
+    const tables = projection.storage.map((t) => t.logical);
     const { rows: owners } = await client.query<{ name: string }>(
       'select name from projection_registry where tables && $1::text[]',
       [tables],
@@ -59,7 +59,7 @@ export async function ensureProjection(
         `projection ${name}: a table name is already owned by projection ${owners[0].name}`,
       );
     }
-    for (const table of projection.compiled) {
+    for (const table of projection.storage) {
       await client.query(createTableSql(table, 1));
       for (const sql of createIndexesSql(table, 1)) await client.query(sql);
       await client.query(viewSql(table, 1, 'create'));

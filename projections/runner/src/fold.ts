@@ -1,5 +1,5 @@
 import { comparePositions, type Position, type RecordedEvent } from '@parley/eventstore';
-import type { CompiledTable, Projection, Row } from './defineProjection.js';
+import type { CompiledRollup, CompiledTable, Projection, Row } from './defineProjection.js';
 import { ProjectionHandlerError } from './errors.js';
 
 /**
@@ -129,13 +129,54 @@ export interface TableChanges {
   readonly deletes: Row[];
   /** Every upsert is a row the load did not find (a rebuild's usual batch): a plain insert will do. */
   allNew: boolean;
+  /** Per rollup of the table (same order): the changed groups, each with its count delta (never 0). */
+  readonly rollupDeltas: RollupDelta[][];
+}
+
+export interface RollupDelta {
+  readonly group: Row;
+  n: number;
 }
 
 interface Slot {
   key: Row;
   row: Row | undefined;
+  /** The row as loaded (undefined: it did not exist), for the rollups' old groups. */
+  loaded: Row | undefined;
   initial: string | undefined;
   lastEvent: RecordedEvent;
+}
+
+/** Adds `sign` for each group of `row` to the rollup's deltas (keyed by the group's values). */
+function countGroups(
+  projection: string,
+  rollup: CompiledRollup,
+  deltas: Map<string, RollupDelta>,
+  row: Row,
+  sign: 1 | -1,
+  event: RecordedEvent,
+): void {
+  let groups: readonly Row[];
+  try {
+    groups = rollup.groups(row);
+  } catch (err) {
+    throw new ProjectionHandlerError(projection, rollup.table.logical, 'row', event, err);
+  }
+  for (const group of groups) {
+    const complete: Row = {};
+    for (const column of rollup.table.primaryKey) {
+      const value = group[column];
+      if (value === undefined || value === null) {
+        const err = new TypeError(`rollup group column ${column} is ${String(value)}`);
+        throw new ProjectionHandlerError(projection, rollup.table.logical, 'row', event, err);
+      }
+      complete[column] = value;
+    }
+    const key = toJson(rollup.table.primaryKey.map((c) => normalizeValue(complete[c])));
+    const delta = deltas.get(key);
+    if (delta) delta.n += sign;
+    else deltas.set(key, { group: complete, n: sign });
+  }
 }
 
 export function foldBatch(
@@ -158,7 +199,7 @@ export function foldBatch(
           const found = current?.rows.get(canonical);
           const key = found?.key ?? planned.keys.get(handlerKey) ?? {};
           const row = found?.row;
-          slot = { key, row, initial: row && encodeRow(table, row), lastEvent: event };
+          slot = { key, row, loaded: row, initial: row && encodeRow(table, row), lastEvent: event };
           slots.set(canonical, slot);
         }
         try {
@@ -170,20 +211,36 @@ export function foldBatch(
         slot.lastEvent = event;
       }
     });
-    const changes: TableChanges = { table, upserts: [], deletes: [], allNew: true };
+    const deltas = table.rollups.map(() => new Map<string, RollupDelta>());
+    const count = (row: Row | undefined, sign: 1 | -1, event: RecordedEvent): void => {
+      if (row === undefined) return;
+      table.rollups.forEach((rollup, r) => {
+        countGroups(projection.name, rollup, deltas[r] as Map<string, RollupDelta>, row, sign, event);
+      });
+    };
+    const changes: TableChanges = { table, upserts: [], deletes: [], allNew: true, rollupDeltas: [] };
     for (const slot of slots.values()) {
       if (slot.row === undefined) {
-        if (slot.initial !== undefined) changes.deletes.push(slot.key);
+        if (slot.initial !== undefined) {
+          changes.deletes.push(slot.key);
+          count(slot.loaded, -1, slot.lastEvent);
+        }
         continue;
       }
       const out = completeRow(projection.name, table, slot);
       // A new row is always written; only an existing one is compared (a rebuild's rows are new).
-      if (slot.initial === undefined) changes.upserts.push(out);
-      else if (encodeRow(table, out) !== slot.initial) {
+      if (slot.initial === undefined) {
+        changes.upserts.push(out);
+        count(out, 1, slot.lastEvent);
+      } else if (encodeRow(table, out) !== slot.initial) {
         changes.upserts.push(out);
         changes.allNew = false;
+        count(slot.loaded, -1, slot.lastEvent);
+        count(out, 1, slot.lastEvent);
       }
     }
+    for (const rollupDeltas of deltas)
+      changes.rollupDeltas.push([...rollupDeltas.values()].filter((d) => d.n !== 0));
     return changes;
   });
 }

@@ -17,7 +17,7 @@ export interface BuildTarget {
 /** Resumes an interrupted build of the same definition, or starts generation max+1. */
 export async function prepareGeneration(client: PoolClient, projection: Projection): Promise<BuildTarget> {
   const { name } = projection;
-  const tables = projection.compiled.map((t) => t.logical);
+  const tables = projection.storage.map((t) => t.logical);
   return inTransaction(client, async () => {
     await lockRegistryEntry(client, name);
     const { rows: owners } = await client.query<{ name: string }>(
@@ -43,7 +43,7 @@ export async function prepareGeneration(client: PoolClient, projection: Projecti
       );
     }
     const generation = Math.max(0, ...generations.map((g) => g.generation)) + 1;
-    for (const table of projection.compiled) await client.query(createTableSql(table, generation));
+    for (const table of projection.storage) await client.query(createTableSql(table, generation));
     await client.query(
       `insert into projection_generations (name, generation, version, ddl_hash, tables, status)
        values ($1, $2, $3, $4, $5, 'building')`,
@@ -64,7 +64,7 @@ export async function swapGeneration(
   const { name } = projection;
   const registered = await readRegistry(client, name);
   if (!registered) throw new Error(`projection ${name} vanished from the registry during its rebuild`);
-  for (const table of projection.compiled) {
+  for (const table of projection.storage) {
     // Same leading columns: replace in place (dependent views survive).
     // Otherwise drop and create, still inside this transaction.
     await client.query('savepoint view_swap');
@@ -80,7 +80,7 @@ export async function swapGeneration(
     }
   }
   for (const logical of registered.tables) {
-    if (!projection.compiled.some((t) => t.logical === logical)) await client.query(dropViewSql(logical));
+    if (!projection.storage.some((t) => t.logical === logical)) await client.query(dropViewSql(logical));
   }
   await client.query(
     `update projection_generations set status = 'retired', retired_at = now(), updated_at = now()
@@ -98,7 +98,7 @@ export async function swapGeneration(
     `update projection_registry
         set live_generation = $2, version = $3, ddl_hash = $4, tables = $5, updated_at = now()
       where name = $1`,
-    [name, generation, projection.version, projection.ddlHash, projection.compiled.map((t) => t.logical)],
+    [name, generation, projection.version, projection.ddlHash, projection.storage.map((t) => t.logical)],
   );
   return registered.liveGeneration;
 }

@@ -184,7 +184,7 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
       await reportPhase('replaying');
       await catchUp('replaying');
       await reportPhase('indexing');
-      for (const table of projection.compiled) {
+      for (const table of projection.storage) {
         for (const sql of createIndexesSql(table, generation)) await client.query(sql);
       }
       await catchUp('indexing');

@@ -13,7 +13,12 @@ export const TALLY_TYPES = ['Added', 'Removed', 'Moved', 'Reset'] as const;
 const amountOf = (data: Record<string, unknown>): number =>
   typeof data.amount === 'number' ? data.amount : 0;
 
-export function tallyProjection(name: string, table: string, version: 1 | 2 = 1) {
+/**
+ * With `rollup`, the table also keeps `<table>_r`: rows counted by (last_type, sign of total), each
+ * row in two groups (its own and its last_type's `any` sign), so deletes, moves between groups and
+ * several groups per row are all exercised.
+ */
+export function tallyProjection(name: string, table: string, version: 1 | 2 = 1, rollup = false) {
   const factor = version === 1 ? 1 : 10;
   return defineProjection({
     name,
@@ -27,6 +32,17 @@ export function tallyProjection(name: string, table: string, version: 1 | 2 = 1)
             : { stream: 'text', total: 'bigint', count: 'integer', last_type: 'text' },
         primaryKey: ['stream'],
         indexes: [{ columns: ['last_type'] }],
+        ...(rollup && {
+          rollups: {
+            [`${table}_r`]: {
+              columns: { last_type: 'text', sign: 'text' },
+              groups: (row: { last_type: string; total: number }) => [
+                { last_type: row.last_type, sign: row.total >= 0 ? 'pos' : 'neg' },
+                { last_type: row.last_type, sign: 'any' },
+              ],
+            },
+          },
+        }),
       },
     },
     handlers: {
