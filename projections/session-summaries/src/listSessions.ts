@@ -8,6 +8,7 @@ import {
 import type { Pool, PoolClient } from '@parley/platform';
 import type { SessionListFilter } from './filter.js';
 import { sessionListWhere } from './sessionListWhere.js';
+import { sessionTotalSql } from './sessionTotal.js';
 
 /** A session summary exactly as spec 000 §2.2 names its fields. */
 export interface SessionSummary {
@@ -131,8 +132,8 @@ export function toSessionSummary(r: SummaryQueryRow & { id: string }): SessionSu
 /**
  * One page of the session list (spec 000 §4.2), newest first: createdAt descending, then id
  * descending (one backward scan of the (project_id, created_at, id) index). Reads the views only.
- * One statement, one round trip: the count and the page, the count repeated on each page row (and
- * alone, with null columns, when the page is empty).
+ * One statement, one round trip: the count (sessionTotal.ts: day rollups where they apply) and the
+ * page, the count repeated on each page row (and alone, with null columns, when the page is empty).
  */
 export async function listSessions(
   db: Pool | PoolClient,
@@ -140,12 +141,14 @@ export async function listSessions(
   options: ListSessionsOptions = {},
 ): Promise<SessionPage> {
   const maxBytes = options.maxSessionsBytes ?? PAGE_ITEMS_BUDGET_BYTES;
-  const { where, params } = sessionListWhere(filter);
+  const params: unknown[] = [];
+  const totalSql = sessionTotalSql(filter, params);
+  const { where } = sessionListWhere(filter, params);
   const limit = `$${params.length + 1}`;
   const offset = `$${params.length + 2}`;
   const { rows } = await db.query<SummaryQueryRow>(
     `select t.total, p.*
-       from (select count(*) as total from session_summaries s where ${where}) t
+       from (select ${totalSql} as total) t
        left join lateral (
          select ${COLUMNS} from session_summaries s where ${where}
           order by s.created_at desc, s.id desc limit ${limit} offset ${offset}

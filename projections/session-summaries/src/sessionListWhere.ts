@@ -5,9 +5,12 @@ import type { SessionListFilter } from './filter.js';
  * The WHERE clause of the session list over the view `session_summaries` (alias `s`), with its
  * parameters. Different filters AND together; the values of one filter OR (`= any($n)`). Only rows
  * a SessionStarted has been read for are listed: the others have no createdAt, channel or environment.
+ * Parameters are appended to `params` (given: one statement holds several clauses).
  */
-export function sessionListWhere(filter: SessionListFilter): { where: string; params: unknown[] } {
-  const params: unknown[] = [];
+export function sessionListWhere(
+  filter: SessionListFilter,
+  params: unknown[] = [],
+): { where: string; params: unknown[] } {
   const param = (value: unknown): string => {
     params.push(value);
     return `$${params.length}`;

@@ -66,7 +66,63 @@ const summaryTable = {
     { columns: ['project_id', 'caller_number_key'] },
     { columns: ['project_id', 'channel_user_id'] },
   ],
+  // Exact per-day counts for the list's `total` (sessionTotal.ts): whole days of a range are summed
+  // here, only the partial days at its edges are counted row by row.
+  rollups: {
+    session_day_counts: {
+      columns: {
+        project_id: 'text',
+        day: 'timestamptz',
+        environment: 'text',
+        channel: 'text',
+        status: 'text',
+        containment_type: 'text',
+      },
+      groups: (row: SummaryRollupInput) =>
+        row.created_at === null
+          ? []
+          : [
+              {
+                project_id: row.project_id,
+                day: utcDay(row.created_at),
+                environment: row.environment ?? '',
+                channel: row.channel ?? '',
+                status: row.status,
+                containment_type: row.containment_type,
+              },
+            ],
+    },
+    session_dimension_day_counts: {
+      columns: { project_id: 'text', day: 'timestamptz', match_key: 'text' },
+      groups: (row: SummaryRollupInput) =>
+        row.created_at === null || row.trace_dimensions === null
+          ? []
+          : Object.entries(row.trace_dimensions as Record<string, string>).map(([name, value]) => ({
+              project_id: row.project_id,
+              day: utcDay(row.created_at as Date),
+              match_key: dimensionMatchKey(name, value),
+            })),
+    },
+  },
 } as const;
+
+/** The summary columns the rollups group by (a type alias: rows are checked against it bivariantly). */
+type SummaryRollupInput = {
+  project_id: string;
+  created_at: Date | string | null;
+  environment: string | null;
+  channel: string | null;
+  status: string;
+  containment_type: string;
+  trace_dimensions: unknown;
+};
+
+const DAY_MS = 86_400_000;
+/** Midnight UTC of the day an instant falls on (rollup days are UTC days). */
+export const utcDay = (at: Date | string): Date => {
+  const ms = new Date(at).getTime();
+  return new Date(ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS));
+};
 
 /**
  * One row per dimension of a session, for the traceDimensions filter: the runner's indexes are
@@ -114,8 +170,8 @@ function dimensionKeys(event: RecordedEvent): DimensionKey[] {
 /** Session summaries (spec 000 §2.2): one row per session, exact under any order of its events. */
 export const sessionSummariesProjection = defineProjection({
   name: 'session-summaries',
-  // 2: the covering index of the count; started_at in the dimension index.
-  version: 2,
+  // 2: the covering index of the count; started_at in the dimension index. 3: the day-count rollups.
+  version: 3,
   eventTypes: SESSION_SUMMARY_EVENT_TYPES,
   tables: { session_summaries: summaryTable, session_dimensions: dimensionTable },
   handlers: {
