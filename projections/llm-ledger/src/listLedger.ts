@@ -6,6 +6,7 @@ import {
   type LedgerSummaryRow,
   toLedgerRecord,
 } from './ledgerRecord.js';
+import { ledgerTotalSql } from './ledgerTotal.js';
 import {
   fitCount,
   GENERATIONS_BUDGET_BYTES,
@@ -66,14 +67,22 @@ const SUMMARY_COLUMNS = [
   'payload_bytes',
 ].join(', ');
 
-/** The WHERE clause and its parameters: every filter given, AND-combined, exact. */
-export function ledgerWhere(filter: LedgerFilter): { sql: string; params: unknown[] } {
-  const params: unknown[] = [filter.projectId, filter.from, filter.to];
-  const clauses = ['project_id = $1', 'started_at >= $2', 'started_at < $3'];
+/** The WHERE clause and its parameters (appended to `params`): every filter given, AND-combined, exact. */
+export function ledgerWhere(
+  filter: LedgerFilter,
+  params: unknown[] = [],
+): { sql: string; params: unknown[] } {
+  const param = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const clauses = [
+    `project_id = ${param(filter.projectId)}`,
+    `started_at >= ${param(filter.from)}`,
+    `started_at < ${param(filter.to)}`,
+  ];
   const anyOf = (column: string, values: readonly string[] | undefined): void => {
-    if (values === undefined) return;
-    params.push(values);
-    clauses.push(`${column} = any($${params.length}::text[])`);
+    if (values !== undefined) clauses.push(`${column} = any(${param(values)}::text[])`);
   };
   anyOf('session_id', filter.sessionIds);
   anyOf('channel', filter.channels);
@@ -84,10 +93,7 @@ export function ledgerWhere(filter: LedgerFilter): { sql: string; params: unknow
   anyOf('provider', filter.providers);
   anyOf('environment', filter.environments);
   anyOf('agent_name', filter.agentNames);
-  if (filter.status !== undefined) {
-    params.push(filter.status);
-    clauses.push(`status = $${params.length}`);
-  }
+  if (filter.status !== undefined) clauses.push(`status = ${param(filter.status)}`);
   return { sql: clauses.join(' and '), params };
 }
 
@@ -113,9 +119,10 @@ export async function listLedger(
   try {
     // JIT compiles wide counts for ~150 ms and saves nothing on them (docs/performance.md).
     await client.query('begin isolation level repeatable read read only; set local jit = off');
+    const totalSql = ledgerTotalSql(filter);
     const counted = await client.query<{ total: number }>(
-      `select count(*)::bigint as total from llm_ledger where ${where}`,
-      params,
+      `select ${totalSql.sql}::bigint as total`,
+      totalSql.params,
     );
     const total = counted.rows[0]?.total ?? 0;
     const page =

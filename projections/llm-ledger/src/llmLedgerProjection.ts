@@ -1,6 +1,18 @@
-import { defineProjection, type RowOf } from '@parley/projection-runner';
+import { defineProjection, type RowOf, utcDay } from '@parley/projection-runner';
 import { callOf } from './callOf.js';
 import { ledgerId, ledgerRow, payloadStateOf } from './ledgerRow.js';
+
+/** The ledger columns the rollup groups by (a type alias: rows are checked against it bivariantly). */
+type LedgerRollupInput = {
+  project_id: string;
+  started_at: Date | string;
+  model: string;
+  provider: string;
+  status: string;
+  environment: string | null;
+  source: string;
+  source_subtype: string;
+};
 
 /**
  * The LLM call ledger (spec 000 §2.3): one row per call in `llm_ledger`, and the call's prompt and
@@ -10,7 +22,8 @@ import { ledgerId, ledgerRow, payloadStateOf } from './ledgerRow.js';
  */
 export const llmLedgerProjection = defineProjection({
   name: 'llm-ledger',
-  version: 1,
+  // 2: the day-count rollup.
+  version: 2,
   eventTypes: ['LlmCallRecorded'],
   tables: {
     llm_ledger: {
@@ -56,6 +69,34 @@ export const llmLedgerProjection = defineProjection({
         { columns: ['project_id', 'total_tokens', 'id'] },
         { columns: ['project_id', 'session_id'] },
       ],
+      // Exact per-day counts for the page's `total` (ledgerTotal.ts): whole days of the window are
+      // summed here, only its partial edge days are counted row by row.
+      rollups: {
+        llm_ledger_day_counts: {
+          columns: {
+            project_id: 'text',
+            day: 'timestamptz',
+            model: 'text',
+            provider: 'text',
+            status: 'text',
+            environment: 'text',
+            source: 'text',
+            source_subtype: 'text',
+          },
+          groups: (row: LedgerRollupInput) => [
+            {
+              project_id: row.project_id,
+              day: utcDay(row.started_at),
+              model: row.model,
+              provider: row.provider,
+              status: row.status,
+              environment: row.environment ?? '',
+              source: row.source,
+              source_subtype: row.source_subtype,
+            },
+          ],
+        },
+      },
     },
     llm_ledger_payloads: {
       columns: {

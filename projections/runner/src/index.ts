@@ -11,6 +11,7 @@ export {
   type ProjectionRunner,
   type ProjectionRunnerOptions,
 } from './createProjectionRunner.js';
+export { utcDay, wholeDays } from './days.js';
 export { physicalTable } from './ddl.js';
 export {
   type CompiledColumn,

@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '@parley/eventstore';
-import { defineProjection, type KeyOf, type RowOf } from '@parley/projection-runner';
+import { defineProjection, type KeyOf, type RowOf, utcDay } from '@parley/projection-runner';
 import { dimensionMatchKey, dimensionNameKey, evolveDimension } from './dimensionRow.js';
 import { parsedSessionEvent } from './parsedSessionEvent.js';
 import { evolveSummary } from './summaryRow.js';
@@ -115,13 +115,6 @@ type SummaryRollupInput = {
   status: string;
   containment_type: string;
   trace_dimensions: unknown;
-};
-
-const DAY_MS = 86_400_000;
-/** Midnight UTC of the day an instant falls on (rollup days are UTC days). */
-export const utcDay = (at: Date | string): Date => {
-  const ms = new Date(at).getTime();
-  return new Date(ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS));
 };
 
 /**

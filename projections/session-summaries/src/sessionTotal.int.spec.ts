@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { sessionStream } from '@parley/events';
+import { wholeDays } from '@parley/projection-runner';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { SessionListFilter } from './filter.js';
 import { listSessions } from './listSessions.js';
 import { sessionListWhere } from './sessionListWhere.js';
-import { wholeDays } from './sessionTotal.js';
 import { createHarness, type Harness } from './spec/harness.js';
 import { sessionEvents } from './spec/sessionEvents.js';
 

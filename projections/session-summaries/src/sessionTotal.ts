@@ -1,17 +1,7 @@
+import { wholeDays } from '@parley/projection-runner';
 import { dimensionMatchKey } from './dimensionRow.js';
 import type { SessionListFilter } from './filter.js';
 import { sessionListWhere } from './sessionListWhere.js';
-import { utcDay } from './sessionSummariesProjection.js';
-
-const DAY_MS = 86_400_000;
-
-/** The whole UTC days inside [from, to): [first, end), or null when the range holds none. */
-export function wholeDays(from: Date, to: Date): { first: Date; end: Date } | null {
-  const floorFrom = utcDay(from);
-  const first = floorFrom.getTime() === from.getTime() ? floorFrom : new Date(floorFrom.getTime() + DAY_MS);
-  const end = utcDay(to);
-  return first < end ? { first, end } : null;
-}
 
 /**
  * Which rollup can count the filter's matches of whole days, if any. session_day_counts groups by
