@@ -210,6 +210,28 @@ function ledgerInsert(big: string): string {
     ) y`;
 }
 
+/**
+ * The projections' day rollups, counted from the loaded rows with the groups their `groups`
+ * functions give (the runner keeps them so from then on).
+ */
+function rollupInserts(): string[] {
+  const t = (logical: string) => q(physicalTable(logical, 1));
+  const day = (column: string) => `date_trunc('day', ${column}, 'UTC')`;
+  return [
+    `insert into ${t('session_day_counts')} (project_id, day, environment, channel, status, containment_type, n)
+     select project_id, ${day('created_at')}, coalesce(environment, ''), coalesce(channel, ''), status,
+            containment_type, count(*)
+       from ${t('session_summaries')} where created_at is not null group by 1, 2, 3, 4, 5, 6`,
+    `insert into ${t('session_dimension_day_counts')} (project_id, day, match_key, n)
+     select project_id, ${day('started_at')}, match_key, count(*) from ${t('session_dimensions')} group by 1, 2, 3`,
+    `insert into ${t('llm_ledger_day_counts')}
+       (project_id, day, model, provider, status, environment, source, source_subtype, n)
+     select project_id, ${day('started_at')}, model, provider, status, coalesce(environment, ''), source,
+            source_subtype, count(*)
+       from ${t('llm_ledger')} group by 1, 2, 3, 4, 5, 6, 7, 8`,
+  ];
+}
+
 const chunks = (total: number, size: number): Array<[number, number]> =>
   Array.from({ length: Math.ceil(total / size) }, (_, i) => [i * size, Math.min(total, (i + 1) * size) - 1]);
 
@@ -253,8 +275,10 @@ export async function loadQueryData(
   const indexes = [sessionSummariesProjection, llmLedgerProjection].flatMap(indexStatements);
   await parallel(pool, indexes, [], 2);
   progress(`  queries: indexes built at ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  await parallel(pool, rollupInserts(), [], 2);
+  progress(`  queries: rollups counted at ${((performance.now() - started) / 1000).toFixed(1)} s`);
   const tables = [sessionSummariesProjection, llmLedgerProjection].flatMap((p) =>
-    p.compiled.map((t) => q(physicalTable(t.logical, 1))),
+    p.storage.map((t) => q(physicalTable(t.logical, 1))),
   );
   await parallel(
     pool,

@@ -2,3 +2,4 @@ export { type AppOptions, buildApp } from './app.js';
 export type { AnalyticsRouteOptions, Freshness } from './routes/analytics.js';
 export type { ReadinessChecks } from './routes/health.js';
 export type { IngestRouteOptions } from './routes/ingest.js';
+export { createPageCache, type PageCache } from './routes/pageCache.js';

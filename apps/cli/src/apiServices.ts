@@ -1,5 +1,5 @@
 import { storedCallerNumberKey } from '@parley/analytics';
-import { buildApp } from '@parley/api';
+import { buildApp, createPageCache } from '@parley/api';
 import { createAuthStore } from '@parley/auth';
 import { rateLimitFromConfig } from '@parley/http';
 import { ingest } from '@parley/ingest';
@@ -47,6 +47,7 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
       callerNumberLookupEnabled: async (projectId) =>
         (await auth.getProject(projectId))?.settings.reporting?.identityFields !== false,
       freshness: (projection) => projectionFreshness(pool, projection),
+      pageCache: createPageCache(),
     },
   });
   return {

@@ -11,12 +11,15 @@ import {
   sessionListQuery,
   sessionPageShape,
 } from './analyticsSchemas.js';
+import { type PageCache, pageCacheKey } from './pageCache.js';
 
 /** How far a read model has caught up with the log (the projection runner's registry). */
 export interface Freshness {
   /** `commit/prepare` of the last event applied; null when none. */
   position: string | null;
   recordedAt: Date | null;
+  /** The live generation (a rebuild swaps in another); absent or null: unknown. */
+  generation?: number | null;
 }
 
 export type AnalyticsProjection = 'session-summaries' | 'llm-ledger';
@@ -29,6 +32,8 @@ export interface AnalyticsRouteOptions {
   callerNumberLookupEnabled(projectId: string): Promise<boolean>;
   /** How far a read model has caught up with the log (the freshness field). */
   freshness(projection: AnalyticsProjection): Promise<Freshness>;
+  /** Serialised pages kept while their read model's position holds (pageCache.ts); absent: none. */
+  pageCache?: PageCache;
 }
 
 const errors = {
@@ -74,17 +79,19 @@ export const analyticsRoutes: FastifyPluginAsync<AnalyticsRouteOptions> = async 
       if (!parsed.ok) throw toHttpError(parsed.error);
       // Freshness first: checkpoints only advance, so the page reflects at least this position.
       const freshness = await deps.freshness('session-summaries');
-      const page = await deps.listSessions(parsed.filter);
       noStore(reply);
-      return {
-        success: true,
-        total: page.total,
-        offset: parsed.filter.offset,
-        limit: parsed.filter.limit,
-        hasMore: page.hasMore,
-        sessions: page.sessions,
-        freshness: wireFreshness(freshness),
-      };
+      return cachedPage(deps.pageCache, reply, 'sessions', parsed.filter, freshness, async () => {
+        const page = await deps.listSessions(parsed.filter);
+        return {
+          success: true,
+          total: page.total,
+          offset: parsed.filter.offset,
+          limit: parsed.filter.limit,
+          hasMore: page.hasMore,
+          sessions: page.sessions,
+          freshness: wireFreshness(freshness),
+        };
+      });
     },
   });
 
@@ -107,22 +114,49 @@ export const analyticsRoutes: FastifyPluginAsync<AnalyticsRouteOptions> = async 
       const parsed = parseLedgerQuery(request.principal!.projectId, request.query as AnalyticsQuery);
       if (!parsed.ok) throw toHttpError(parsed.error);
       const freshness = await deps.freshness('llm-ledger');
-      const page = await deps.listLedger(parsed.filter);
       noStore(reply);
-      return {
-        success: true,
-        statusCode: 200,
-        total: page.total,
-        limit: parsed.filter.limit,
-        offset: parsed.filter.offset,
-        dataMode: parsed.filter.dataMode,
-        hasMore: page.hasMore,
-        generations: page.generations,
-        freshness: wireFreshness(freshness),
-      };
+      return cachedPage(deps.pageCache, reply, 'llm-ledger', parsed.filter, freshness, async () => {
+        const page = await deps.listLedger(parsed.filter);
+        return {
+          success: true,
+          statusCode: 200,
+          total: page.total,
+          limit: parsed.filter.limit,
+          offset: parsed.filter.offset,
+          dataMode: parsed.filter.dataMode,
+          hasMore: page.hasMore,
+          generations: page.generations,
+          freshness: wireFreshness(freshness),
+        };
+      });
     },
   });
 };
+
+/**
+ * The page for this filter: from the cache when it was read at the read model's current position
+ * (and generation), else read, serialised with the route's response schema, kept and sent.
+ */
+async function cachedPage(
+  cache: PageCache | undefined,
+  reply: FastifyReply,
+  route: string,
+  filter: unknown,
+  freshness: Freshness,
+  read: () => Promise<object>,
+): Promise<unknown> {
+  if (cache === undefined) return read();
+  const key = pageCacheKey(route, filter);
+  const at = `${freshness.generation ?? '-'}@${freshness.position ?? '-'}`;
+  let body = cache.get(key, at);
+  if (body === undefined) {
+    const serialised = reply.serialize(await read());
+    body =
+      typeof serialised === 'string' ? serialised : Buffer.from(serialised as ArrayBuffer).toString('utf8');
+    cache.set(key, at, body);
+  }
+  return reply.type('application/json; charset=utf-8').send(body);
+}
 
 function noStore(reply: FastifyReply): void {
   reply.header('cache-control', 'no-store');

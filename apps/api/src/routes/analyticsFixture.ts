@@ -25,6 +25,7 @@ import { listSessions, sessionSummariesProjection } from '@parley/projection-ses
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { buildApp } from '../app.js';
+import { createPageCache } from './pageCache.js';
 
 /**
  * A real database, the real ingest route, the projection runner with both read models, and an
@@ -89,6 +90,7 @@ export async function createAnalyticsFixture(): Promise<AnalyticsFixture> {
         callerNumberLookupEnabled: async (projectId) =>
           (await auth.getProject(projectId))?.settings.reporting?.identityFields !== false,
         freshness: (projection) => projectionFreshness(db.pool, projection),
+        pageCache: createPageCache(),
       },
     });
   const app = await makeApp(10_000);
