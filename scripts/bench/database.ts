@@ -12,7 +12,8 @@ export interface BenchDatabase {
 
 /**
  * A fresh database on the same server the tests use (PARLEY_TEST_DATABASE_URL,
- * the machine's PostgreSQL, or an embedded one), dropped afterwards.
+ * the machine's PostgreSQL, or an embedded one), dropped afterwards unless BENCH_KEEP_DB is set
+ * (its URL is printed, to look at plans on the same data).
  */
 export async function openBenchDatabase(poolMax: number): Promise<BenchDatabase> {
   const server = await ensureTestPostgres();
@@ -33,6 +34,12 @@ export async function openBenchDatabase(poolMax: number): Promise<BenchDatabase>
     source: server.source,
     async close() {
       await pool.end();
+      if (process.env.BENCH_KEEP_DB) {
+        process.stderr.write(`bench database kept (BENCH_KEEP_DB): ${url.toString()}\n`);
+        await admin.end();
+        await server.stop();
+        return;
+      }
       await admin.query(`drop database if exists "${name}" with (force)`);
       await admin.end();
       await server.stop();

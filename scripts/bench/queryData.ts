@@ -1,6 +1,7 @@
 import { migrate, type Pool } from '@parley/platform';
 import { llmLedgerProjection } from '@parley/projection-llm-ledger';
 import {
+  createIndexesSql,
   ensureProjection,
   type Projection,
   physicalTable,
@@ -54,10 +55,7 @@ function indexStatements(projection: Projection): string[] {
     const physical = physicalTable(table.logical, 1);
     return [
       `alter table ${q(physical)} add primary key (${table.primaryKey.map(q).join(', ')})`,
-      ...table.indexes.map(
-        (index, i) =>
-          `create ${index.unique ? 'unique ' : ''}index ${q(`${physical}_i${i + 1}`)} on ${q(physical)} (${index.columns.map(q).join(', ')})`,
-      ),
+      ...createIndexesSql(table, 1),
     ];
   });
 }

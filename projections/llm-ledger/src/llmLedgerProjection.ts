@@ -2,6 +2,9 @@ import { defineProjection, type RowOf, utcDay } from '@parley/projection-runner'
 import { callOf } from './callOf.js';
 import { ledgerId, ledgerRow, payloadStateOf } from './ledgerRow.js';
 
+/** The filters a page's index walk can test without visiting the table (the rollup's columns). */
+const FILTER_COLUMNS = ['model', 'provider', 'status', 'environment', 'source', 'source_subtype'] as const;
+
 /** The ledger columns the rollup groups by (a type alias: rows are checked against it bivariantly). */
 type LedgerRollupInput = {
   project_id: string;
@@ -22,7 +25,7 @@ type LedgerRollupInput = {
  */
 export const llmLedgerProjection = defineProjection({
   name: 'llm-ledger',
-  // 2: the day-count rollup.
+  // 2: the day-count rollup and the filter columns in the sort indexes.
   version: 2,
   eventTypes: ['LlmCallRecorded'],
   tables: {
@@ -62,11 +65,14 @@ export const llmLedgerProjection = defineProjection({
       },
       primaryKey: ['project_id', 'id'],
       // The time window is always given; each sort walks its own index, `id` last for the tiebreak.
+      // The filter columns ride along (INCLUDE): a walk tests the window and the filters in the index
+      // and visits the table only for the rows it returns (a by-cost page of rare matches: 1.4 s →
+      // docs/performance.md).
       indexes: [
-        { columns: ['project_id', 'started_at', 'id'] },
-        { columns: ['project_id', 'latency_ms', 'id'] },
-        { columns: ['project_id', 'cost', 'id'] },
-        { columns: ['project_id', 'total_tokens', 'id'] },
+        { columns: ['project_id', 'started_at', 'id'], include: FILTER_COLUMNS },
+        { columns: ['project_id', 'latency_ms', 'id'], include: ['started_at', ...FILTER_COLUMNS] },
+        { columns: ['project_id', 'cost', 'id'], include: ['started_at', ...FILTER_COLUMNS] },
+        { columns: ['project_id', 'total_tokens', 'id'], include: ['started_at', ...FILTER_COLUMNS] },
         { columns: ['project_id', 'session_id'] },
       ],
       // Exact per-day counts for the page's `total` (ledgerTotal.ts): whole days of the window are

@@ -23,7 +23,8 @@ export function createIndexesSql(table: StoredTable, generation: number): string
   return table.indexes.map(
     (index, i) =>
       `create ${index.unique ? 'unique ' : ''}index if not exists ${q(`${physical}_i${i + 1}`)} ` +
-      `on ${q(physical)} (${index.columns.map(q).join(', ')})`,
+      `on ${q(physical)} (${index.columns.map(q).join(', ')})` +
+      (index.include === undefined ? '' : ` include (${index.include.map(q).join(', ')})`),
   );
 }
 
@@ -44,7 +45,10 @@ export function ddlHash(tables: readonly StoredTable[]): string {
     table: t.logical,
     columns: t.columns.map((c) => [c.name, c.type, c.nullable]),
     primaryKey: t.primaryKey,
-    indexes: t.indexes.map((i) => [i.columns, i.unique === true]),
+    // `include` only when set, so that tables without it keep their hash.
+    indexes: t.indexes.map((i) =>
+      i.include ? [i.columns, i.unique === true, i.include] : [i.columns, i.unique === true],
+    ),
   }));
   return createHash('sha256').update(JSON.stringify(shape)).digest('hex').slice(0, 16);
 }

@@ -5,6 +5,11 @@ import { ddlHash } from './ddl.js';
 export interface IndexSpec<Column extends string = string> {
   readonly columns: readonly Column[];
   readonly unique?: boolean;
+  /**
+   * Columns stored in the index's leaf entries but not in its key (`INCLUDE`): a scan can test
+   * filters on them without visiting the table, and count or page index-only.
+   */
+  readonly include?: readonly Column[];
 }
 
 /**
@@ -154,7 +159,7 @@ export function defineProjection<const Tables extends Record<string, TableSpec>>
     }
     for (const index of spec.indexes ?? []) {
       if (index.columns.length === 0) fail(`${logical}: an index must name at least one column`);
-      for (const column of index.columns) {
+      for (const column of [...index.columns, ...(index.include ?? [])]) {
         if (!names.has(column)) fail(`${logical}: index column ${column} is not a column`);
       }
     }
@@ -195,7 +200,11 @@ export function defineProjection<const Tables extends Record<string, TableSpec>>
       logical,
       columns,
       primaryKey: [...spec.primaryKey],
-      indexes: (spec.indexes ?? []).map((i) => ({ columns: [...i.columns], unique: i.unique === true })),
+      indexes: (spec.indexes ?? []).map((i) => ({
+        columns: [...i.columns],
+        unique: i.unique === true,
+        ...(i.include !== undefined && i.include.length > 0 && { include: [...i.include] }),
+      })),
       handlers: tableHandlers as TableHandlers<Row, Row>,
       rollups,
     });

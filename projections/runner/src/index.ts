@@ -12,7 +12,7 @@ export {
   type ProjectionRunnerOptions,
 } from './createProjectionRunner.js';
 export { utcDay, wholeDays } from './days.js';
-export { physicalTable } from './ddl.js';
+export { createIndexesSql, physicalTable } from './ddl.js';
 export {
   type CompiledColumn,
   type CompiledTable,

@@ -6,6 +6,7 @@ import {
   PAGE_ITEMS_BUDGET_BYTES,
 } from '@parley/analytics';
 import type { Pool, PoolClient } from '@parley/platform';
+import { dimensionMatchKey, dimensionNameKey } from './dimensionRow.js';
 import type { SessionListFilter } from './filter.js';
 import { sessionListWhere } from './sessionListWhere.js';
 import { sessionTotalSql } from './sessionTotal.js';
@@ -143,6 +144,7 @@ export async function listSessions(
   const maxBytes = options.maxSessionsBytes ?? PAGE_ITEMS_BUDGET_BYTES;
   const params: unknown[] = [];
   const totalSql = sessionTotalSql(filter, params);
+  const source = pageSource(filter, params);
   const { where } = sessionListWhere(filter, params);
   const limit = `$${params.length + 1}`;
   const offset = `$${params.length + 2}`;
@@ -150,7 +152,7 @@ export async function listSessions(
     `select t.total, p.*
        from (select ${totalSql} as total) t
        left join lateral (
-         select ${COLUMNS} from session_summaries s where ${where}
+         select ${COLUMNS} from ${source} where ${where}
           order by s.created_at desc, s.id desc limit ${limit} offset ${offset}
        ) p on true`,
     [...params, filter.limit, filter.offset],
@@ -162,6 +164,28 @@ export async function listSessions(
   // Sizes are computed lazily: rows past the cap are never serialised.
   const sessions = page.slice(0, fitCount(lazySizes(page), maxBytes));
   return { total, sessions, hasMore: filter.offset + sessions.length < total };
+}
+
+/**
+ * What the page walks. With a traceDimensions filter: the first dimension's rows, newest first on
+ * their (project_id, match_key, started_at) index, each joined to its summary by primary key (a
+ * dimension row's started_at is its start's startedAt, which is the summary's created_at when the
+ * start is the summary's own, hence the equality that lets the index give the order). A campaign on
+ * 2.5% of a week's sessions is then 100 index entries instead of 4,000 summaries probed in turn.
+ * Otherwise the summaries, on their (project_id, created_at, id) index.
+ */
+function pageSource(filter: SessionListFilter, params: unknown[]): string {
+  const first = Object.entries(filter.traceDimensions ?? {})[0];
+  if (first === undefined) return 'session_summaries s';
+  const param = (value: unknown): string => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const [name, value] = first;
+  return `session_dimensions d join session_summaries s
+      on s.project_id = d.project_id and s.id = d.session_id and s.started_event_id = d.started_event_id
+     and s.created_at = d.started_at and d.name_key = ${param(dimensionNameKey(name))}
+     and d.match_key = ${param(dimensionMatchKey(name, value))}`;
 }
 
 function* lazySizes(items: readonly unknown[]): Generator<number> {
