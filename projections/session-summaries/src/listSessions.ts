@@ -144,17 +144,9 @@ export async function listSessions(
   const maxBytes = options.maxSessionsBytes ?? PAGE_ITEMS_BUDGET_BYTES;
   const params: unknown[] = [];
   const totalSql = sessionTotalSql(filter, params);
-  const source = pageSource(filter, params);
-  const { where } = sessionListWhere(filter, params);
-  const limit = `$${params.length + 1}`;
-  const offset = `$${params.length + 2}`;
+  const pageQuery = pageSql(filter, params);
   const { rows } = await db.query<SummaryQueryRow>(
-    `select t.total, p.*
-       from (select ${totalSql} as total) t
-       left join lateral (
-         select ${COLUMNS} from ${source} where ${where}
-          order by s.created_at desc, s.id desc limit ${limit} offset ${offset}
-       ) p on true`,
+    `select t.total, p.* from (select ${totalSql} as total) t left join lateral (${pageQuery}) p on true`,
     [...params, filter.limit, filter.offset],
   );
   const total = Number(rows[0]?.total ?? 0);
@@ -167,25 +159,42 @@ export async function listSessions(
 }
 
 /**
- * What the page walks. With a traceDimensions filter: the first dimension's rows, newest first on
- * their (project_id, match_key, started_at) index, each joined to its summary by primary key (a
- * dimension row's started_at is its start's startedAt, which is the summary's created_at when the
- * start is the summary's own, hence the equality that lets the index give the order). A campaign on
- * 2.5% of a week's sessions is then 100 index entries instead of 4,000 summaries probed in turn.
- * Otherwise the summaries, on their (project_id, created_at, id) index.
+ * The page's query, its parameters appended to `params`, limit and offset the two after them.
+ * Without a traceDimensions filter it walks the summaries' (project_id, created_at, id) index
+ * backwards. With one, it walks the first dimension's rows instead, newest first on their covering
+ * (project_id, match_key, started_at, session_id) index, and probes each one's summary by primary
+ * key (a dimension row is valid for the start it came from, whose startedAt is the summary's
+ * created_at: the same order). The planner cannot see that order through the join (it estimates one
+ * row for it and sorts every match), hence the ordered subquery: a campaign on 2.5% of a week's
+ * sessions is 100 index entries and 100 probes instead of 11,600 (docs/performance.md).
  */
-function pageSource(filter: SessionListFilter, params: unknown[]): string {
-  const first = Object.entries(filter.traceDimensions ?? {})[0];
-  if (first === undefined) return 'session_summaries s';
+function pageSql(filter: SessionListFilter, params: unknown[]): string {
   const param = (value: unknown): string => {
     params.push(value);
     return `$${params.length}`;
   };
+  const first = Object.entries(filter.traceDimensions ?? {})[0];
+  if (first === undefined) {
+    const { where } = sessionListWhere(filter, params);
+    return `select ${COLUMNS} from session_summaries s where ${where}
+      order by s.created_at desc, s.id desc limit $${params.length + 1} offset $${params.length + 2}`;
+  }
   const [name, value] = first;
-  return `session_dimensions d join session_summaries s
-      on s.project_id = d.project_id and s.id = d.session_id and s.started_event_id = d.started_event_id
-     and s.created_at = d.started_at and d.name_key = ${param(dimensionNameKey(name))}
-     and d.match_key = ${param(dimensionMatchKey(name, value))}`;
+  const range =
+    (filter.from ? ` and d.started_at >= ${param(filter.from)}` : '') +
+    (filter.to ? ` and d.started_at < ${param(filter.to)}` : '');
+  const dimensions = `select d.session_id, d.started_at, d.started_event_id from session_dimensions d
+     where d.project_id = ${param(filter.projectId)} and d.match_key = ${param(dimensionMatchKey(name, value))}
+       and d.name_key = ${param(dimensionNameKey(name))}${range}
+     order by d.started_at desc, d.session_id desc offset 0`;
+  const { where } = sessionListWhere(filter, params);
+  return `select ${COLUMNS} from (${dimensions}) d
+    cross join lateral (
+      select * from session_summaries s
+       where s.project_id = ${param(filter.projectId)} and s.id = d.session_id
+         and s.started_event_id = d.started_event_id and s.created_at = d.started_at and ${where}
+    ) s
+    order by d.started_at desc, d.session_id desc limit $${params.length + 1} offset $${params.length + 2}`;
 }
 
 function* lazySizes(items: readonly unknown[]): Generator<number> {

@@ -135,7 +135,13 @@ const dimensionTable = {
   primaryKey: ['project_id', 'session_id', 'name_key'],
   // started_at: the list's date range narrows the candidates before the join (a dimension row's
   // started_at is its start's startedAt, which is the joined summary's created_at).
-  indexes: [{ columns: ['project_id', 'match_key', 'started_at'] }],
+  // Covering, and ordered as the list is: a dimension-filtered page walks it backwards (listSessions).
+  indexes: [
+    {
+      columns: ['project_id', 'match_key', 'started_at', 'session_id'],
+      include: ['name_key', 'started_event_id'],
+    },
+  ],
 } as const;
 
 export type SummaryRow = RowOf<typeof summaryTable>;
@@ -163,7 +169,8 @@ function dimensionKeys(event: RecordedEvent): DimensionKey[] {
 /** Session summaries (spec 000 §2.2): one row per session, exact under any order of its events. */
 export const sessionSummariesProjection = defineProjection({
   name: 'session-summaries',
-  // 2: the covering index of the count; started_at in the dimension index. 3: the day-count rollups.
+  // 2: the covering index of the count; started_at in the dimension index. 3: the day-count rollups
+  // and the covering dimension index.
   version: 3,
   eventTypes: SESSION_SUMMARY_EVENT_TYPES,
   tables: { session_summaries: summaryTable, session_dimensions: dimensionTable },

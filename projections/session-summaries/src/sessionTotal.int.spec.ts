@@ -115,3 +115,37 @@ it('total from the day rollups equals the row-by-row count, for any range and ro
     { numRuns: 150 },
   );
 });
+
+it('a page with a dimension filter holds the same sessions, in the same order, as the plain query', async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.oneof(instant, dayAligned),
+      fc.oneof(instant, dayAligned),
+      fc.constantFrom({ campaign: 'spring' }, { campaign: 'summer' }, { campaign: 'winter' }),
+      fc.option(fc.constantFrom('completed', 'escalated')),
+      fc.integer({ min: 1, max: 15 }),
+      fc.integer({ min: 0, max: 20 }),
+      async (a, b, traceDimensions, status, limit, offset) => {
+        const [from, to] = a <= b ? [a, b] : [b, a];
+        const filter: SessionListFilter = {
+          projectId,
+          from,
+          to,
+          traceDimensions,
+          ...(status === null ? {} : { status }),
+          limit,
+          offset,
+        };
+        const { where, params } = sessionListWhere(filter);
+        const { rows } = await h.db.pool.query<{ id: string }>(
+          `select s.id from session_summaries s where ${where}
+            order by s.created_at desc, s.id desc limit ${limit} offset ${offset}`,
+          params,
+        );
+        const page = await listSessions(h.db.pool, filter);
+        expect(page.sessions.map((s) => s.id)).toEqual(rows.map((r) => r.id));
+      },
+    ),
+    { numRuns: 100 },
+  );
+});
