@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
-import { buildApp } from '@parley/api';
+import { buildApp, createPageCache, type PageCache } from '@parley/api';
 import { authMigrations, createAuthStore } from '@parley/auth';
 import { createInProcessRateLimiter } from '@parley/http';
 import { migrate, type Pool, silentLogger } from '@parley/platform';
@@ -24,8 +24,12 @@ export interface ApiScenarioResult {
   rows: number;
   total: number;
   bare: ApiRunResult;
+  /** The route as deployed: repeated requests for one page are answered from the page cache. */
   route: ApiRunResult;
   ratio: number;
+  /** The same route with no page cache: every request reads freshness, total and page. */
+  uncached: ApiRunResult;
+  uncachedRatio: number;
 }
 
 export interface ApiBenchResult {
@@ -96,19 +100,23 @@ export async function benchApi(
   const { key } = await auth.createApiKey({ projectId: project.id, scopes: ['analytics.read'] });
   await loadQueryData(pool, { sessions: options.sessions, calls: 0, bigProject: project.id }, progress);
 
-  const app = await buildApp({
-    logger: silentLogger(),
-    readiness: { database: async () => true, pendingMigrations: async () => [] },
-    rateLimit: { limiter: createInProcessRateLimiter(), defaultLimit: 1_000_000_000 },
-    analytics: {
-      verify: (apiKey) => auth.verifyApiKey(apiKey),
-      listSessions: (filter) => listSessions(pool, filter),
-      listLedger: (filter) => listLedger(pool, filter),
-      callerNumberLookupEnabled: async (projectId) =>
-        (await auth.getProject(projectId))?.settings.reporting?.identityFields !== false,
-      freshness: (projection) => projectionFreshness(pool, projection),
-    },
-  });
+  const makeApp = (pageCache: PageCache | undefined) =>
+    buildApp({
+      logger: silentLogger(),
+      readiness: { database: async () => true, pendingMigrations: async () => [] },
+      rateLimit: { limiter: createInProcessRateLimiter(), defaultLimit: 1_000_000_000 },
+      analytics: {
+        verify: (apiKey) => auth.verifyApiKey(apiKey),
+        listSessions: (filter) => listSessions(pool, filter),
+        listLedger: (filter) => listLedger(pool, filter),
+        callerNumberLookupEnabled: async (projectId) =>
+          (await auth.getProject(projectId))?.settings.reporting?.identityFields !== false,
+        freshness: (projection) => projectionFreshness(pool, projection),
+        ...(pageCache && { pageCache }),
+      },
+    });
+  const app = await makeApp(createPageCache());
+  const uncachedApp = await makeApp(undefined);
   const day = 86_400_000;
   const week = new Date(DATA_FROM.getTime() + 7 * day);
   const base = `/api/public/analytics/projects/${project.id}/sessions?limit=100`;
@@ -123,6 +131,7 @@ export async function benchApi(
   ];
   const headers = { 'x-api-key': key };
   const routeUrl = await listen(app);
+  const uncachedUrl = await listen(uncachedApp);
   const results: ApiScenarioResult[] = [];
   try {
     for (const { scenario, path } of scenarios) {
@@ -144,6 +153,13 @@ export async function benchApi(
           options.seconds,
           options.connections,
         );
+        progress(`  api (${scenario}): sessions route without the page cache, ${options.seconds} s…`);
+        const uncachedRun = await autocannon(
+          `${uncachedUrl}${path}`,
+          headers,
+          options.seconds,
+          options.connections,
+        );
         results.push({
           scenario,
           bodyBytes: Buffer.byteLength(sample.body),
@@ -152,6 +168,8 @@ export async function benchApi(
           bare: bareRun,
           route: routeRun,
           ratio: routeRun.requestsPerSecond / bareRun.requestsPerSecond,
+          uncached: uncachedRun,
+          uncachedRatio: uncachedRun.requestsPerSecond / bareRun.requestsPerSecond,
         });
       } finally {
         await bare.close();
@@ -165,5 +183,6 @@ export async function benchApi(
     };
   } finally {
     await app.close();
+    await uncachedApp.close();
   }
 }

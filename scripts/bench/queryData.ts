@@ -155,7 +155,13 @@ function dimensionsInsert(big: string): string {
       from generate_series($1::int, $2::int) s where s % 10 = 0`;
 }
 
-/** Row g is call g % 5 of session g / 5 (five calls a session on average), a few seconds after its start. */
+/**
+ * Row g is call g % 5 of session g / 5 (five calls a session on average), a few seconds after its
+ * start. Each category (model, environment, source, channel) has its own random draw, independent of
+ * the token counts, status and payload ones: until 2026-11-21 environment shared its draw with the
+ * output length (production calls were all short, hence cheap) and source with the status, which
+ * made a by-cost page of production + evals walk 279,000 index entries for 100 matches.
+ */
 function ledgerInsert(big: string): string {
   const t = q(physicalTable('llm_ledger', 1));
   return `insert into ${t} (project_id, id, call_id, session_id, trace_id, event_id, model, provider, agent_name,
@@ -175,27 +181,27 @@ function ledgerInsert(big: string): string {
       case when r5 < 0.3 then 'available' else 'not_stored' end, case when r5 < 0.3 then 2400 else 0 end
     from (
       select g, g / 5 as s, g % 5 as c, ${projectOf('(g / 5)', big)} as project_id,
-        ${pick('r1', [
+        ${pick('r6', [
           ['gpt-4o', 35],
           ['gpt-4o-mini', 35],
           ['claude-3-5-sonnet', 18],
           ['gemini-1.5-pro', 10],
           ['unknown', 2],
         ])} as model,
-        ${pick('r2', [
+        ${pick('r7', [
           ['production', 60],
           ['staging', 15],
           ['development', 20],
           ['working-copy', 5],
         ])} as environment,
-        ${pick('r5', [
+        ${pick('r9', [
           ['web_chat', 40],
           ['voice', 20],
           ['phone', 10],
           ['whatsapp', 20],
           ['sms', 10],
         ])} as channel,
-        ${pick('r3', [
+        ${pick('r8', [
           ['runtime', 80],
           ['runtime_internal', 10],
           ['evals', 6],
@@ -203,7 +209,8 @@ function ledgerInsert(big: string): string {
         ])} as source,
         (200 + floor(r1 * 3000))::bigint as input, (20 + floor(r2 * 600))::bigint as output,
         (150 + floor(r4 * r4 * 6000))::bigint as latency, r3, r4, r5
-      from (select g, random() r1, random() r2, random() r3, random() r4, random() r5
+      from (select g, random() r1, random() r2, random() r3, random() r4, random() r5,
+                     random() r6, random() r7, random() r8, random() r9
               from generate_series($1::int, $2::int) g) x
     ) y`;
 }

@@ -8,9 +8,12 @@ import {
 } from '@parley/http';
 import type { Logger } from '@parley/platform';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { redactingChildLogger } from './requestLogSerializers.js';
 import { type AnalyticsRouteOptions, analyticsRoutes } from './routes/analytics.js';
 import { healthRoutes, type ReadinessChecks } from './routes/health.js';
 import { type IngestRouteOptions, ingestRoutes } from './routes/ingest.js';
+import { type RecordingsRouteOptions, recordingsRoutes } from './routes/recordings/index.js';
+import { type VoiceRouteOptions, voiceRoutes } from './routes/voice.js';
 
 export interface AppOptions {
   logger: Logger;
@@ -23,6 +26,10 @@ export interface AppOptions {
   ingest?: IngestRouteOptions;
   /** The public analytics APIs (sessions, llm-ledger); the routes are absent without it. */
   analytics?: AnalyticsRouteOptions;
+  /** The public recordings API and its proxied media URLs; the routes are absent without it. */
+  recordings?: RecordingsRouteOptions;
+  /** The telephony provider's webhooks (recording-status callback); the routes are absent without it. */
+  voice?: VoiceRouteOptions;
 }
 
 /**
@@ -35,6 +42,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     loggerInstance: options.logger as FastifyBaseLogger,
     bodyLimit: options.bodyLimit ?? 1_000_000,
     genReqId: requestIdFromHeader,
+    // Path parameters up to this long reach the routes (Fastify's default, 100, answers 414 first),
+    // so that a long sessionId gets the spec's 400 INVALID_SESSION_ID (spec 000 §8: 1..256).
+    maxParamLength: 2048,
+    // Request logs carry the URL: redact media tokens from it.
+    childLoggerFactory: redactingChildLogger,
   });
 
   await app.register(errorHandlerPlugin);
@@ -47,5 +59,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(healthRoutes, { checks: options.readiness });
   if (options.ingest) await app.register(ingestRoutes, options.ingest);
   if (options.analytics) await app.register(analyticsRoutes, options.analytics);
+  if (options.recordings) await app.register(recordingsRoutes, options.recordings);
+  if (options.voice) await app.register(voiceRoutes, options.voice);
   return app;
 }

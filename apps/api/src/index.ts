@@ -3,3 +3,5 @@ export type { AnalyticsRouteOptions, Freshness } from './routes/analytics.js';
 export type { ReadinessChecks } from './routes/health.js';
 export type { IngestRouteOptions } from './routes/ingest.js';
 export { createPageCache, type PageCache } from './routes/pageCache.js';
+export type { RecordingsRouteOptions, SessionRecordings } from './routes/recordings/index.js';
+export { RECORDING_STATUS_PATH, type VoiceRouteOptions } from './routes/voice.js';

@@ -8,7 +8,9 @@ import { listLedger } from '@parley/projection-llm-ledger';
 import { projectionFreshness } from '@parley/projection-runner';
 import { listSessions } from '@parley/projection-session-summaries';
 import type { FastifyInstance } from 'fastify';
+import { recordingsServices } from './recordingsServices.js';
 import type { System } from './system.js';
+import { recordingRetentionDays, voiceServices } from './voiceServices.js';
 
 /** How long a tenant's rate-limit override is cached per API process. */
 const TENANT_LIMIT_TTL_MS = 30_000;
@@ -27,6 +29,7 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
     tenantLimits.set(tenantId, { limit, until: Date.now() + TENANT_LIMIT_TTL_MS });
     return limit;
   });
+  const recordings = recordingsServices(system, auth);
   const app = await buildApp({
     logger: logger.child({ component: 'api' }),
     readiness: {
@@ -37,7 +40,16 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
     ingest: {
       verify: (key) => auth.verifyApiKey(key),
       ingest: (scope, items) =>
-        ingest({ store, pool, normaliseCallerNumber: storedCallerNumberKey }, scope, items),
+        ingest(
+          {
+            store,
+            pool,
+            normaliseCallerNumber: storedCallerNumberKey,
+            recordingRetentionDays: recordingRetentionDays(auth),
+          },
+          scope,
+          items,
+        ),
     },
     analytics: {
       verify: (key) => auth.verifyApiKey(key),
@@ -49,12 +61,15 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
       freshness: (projection) => projectionFreshness(pool, projection),
       pageCache: createPageCache(),
     },
+    recordings: recordings.options,
+    voice: voiceServices(system, auth),
   });
   return {
     app,
     async close() {
       await app.close();
       await rateLimit.close();
+      await recordings.close();
     },
   };
 }

@@ -8,6 +8,11 @@ import { projectsCreateCommand, projectsListCommand } from './commands/projects.
 import { replayCommand } from './commands/replay.js';
 import { parseRandomSeed, seedCommand } from './commands/seed.js';
 import { serve } from './commands/serve.js';
+import {
+  telephonyAccountsAddCommand,
+  telephonyAccountsListCommand,
+  telephonyAccountsRemoveCommand,
+} from './commands/telephony.js';
 import { tenantsCreateCommand, tenantsListCommand } from './commands/tenants.js';
 import { parseInstant } from './replay/filter.js';
 import { UsageError } from './system.js';
@@ -201,6 +206,58 @@ keys
   .description('revoke a key (takes effect at once)')
   .argument('<keyId>', 'the key id (key_…), from `parley keys list`')
   .action((keyId: string) => keysRevokeCommand(context(2), keyId));
+
+const telephony = program
+  .command('telephony')
+  .description('telephony provider accounts (recording callbacks, media)');
+const telephonyAccounts = telephony
+  .command('accounts')
+  .description(
+    'provider accounts: callbacks are verified with their auth token, media fetched with their credentials',
+  );
+telephonyAccounts
+  .command('add')
+  .description(
+    'register a provider account for a project (auth token from TELEPHONY_AUTH_TOKEN or --auth-token)',
+  )
+  .requiredOption('--account-sid <sid>', "the provider's account SID (AC…)")
+  .requiredOption('--project <idOrSlug>', 'the project its calls belong to')
+  .option(
+    '--auth-token <token>',
+    'the auth token (prefer TELEPHONY_AUTH_TOKEN: flags show in ps and shell history)',
+  )
+  .option(
+    '--recording-username <user>',
+    'recording-server user (e.g. an API key SID); default: the account SID',
+  )
+  .option(
+    '--recording-password <password>',
+    'its password (prefer TELEPHONY_RECORDING_PASSWORD); default: the auth token',
+  )
+  .option('--json', 'print the account as one JSON object (never the token)')
+  .action(
+    (options: {
+      accountSid: string;
+      project: string;
+      authToken?: string;
+      recordingUsername?: string;
+      recordingPassword?: string;
+      json?: boolean;
+    }) => telephonyAccountsAddCommand(context(2), options),
+  );
+telephonyAccounts
+  .command('list')
+  .description('registered accounts: SID, project, tenant, which recording credentials (never a secret)')
+  .option('--project <idOrSlug>', 'only this project')
+  .option('--json', 'machine-readable output')
+  .action((options: { project?: string; json?: boolean }) =>
+    telephonyAccountsListCommand(context(2), options),
+  );
+telephonyAccounts
+  .command('remove')
+  .description('remove an account: its callbacks are refused (403) from then on')
+  .argument('<accountSid>', 'the account SID')
+  .action((accountSid: string) => telephonyAccountsRemoveCommand(context(2), accountSid));
 
 try {
   await program.parseAsync(process.argv);

@@ -3,8 +3,10 @@ import { eventStoreMigrations } from '@parley/eventstore';
 import type { MigrationSet } from '@parley/platform';
 import { eventCountsProjection } from '@parley/projection-event-counts';
 import { llmLedgerProjection } from '@parley/projection-llm-ledger';
+import { recordingsProjection } from '@parley/projection-recordings';
 import { type Projection, projectionRunnerMigrations } from '@parley/projection-runner';
 import { sessionSummariesProjection } from '@parley/projection-session-summaries';
+import { telephonyMigrations } from '@parley/telephony';
 
 /**
  * What this build of Parley is made of: every package's migrations, in the
@@ -15,10 +17,13 @@ export const migrationSets: readonly MigrationSet[] = [
   eventStoreMigrations,
   projectionRunnerMigrations,
   authMigrations,
+  // After auth: telephony accounts belong to projects.
+  telephonyMigrations,
 ];
 
 export const projections: readonly Projection[] = [
   eventCountsProjection,
   sessionSummariesProjection,
   llmLedgerProjection,
+  recordingsProjection,
 ];

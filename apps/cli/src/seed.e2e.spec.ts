@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { storedCallerNumberKey } from '@parley/analytics';
 import { createAuthStore } from '@parley/auth';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
@@ -6,8 +9,14 @@ import type { SeedSummary } from './commands/seed.js';
 import { CALLER_NUMBERS } from './seed/vocabulary.js';
 import { type CliRun, cleanEnv, runCli } from './testing/runCli.js';
 
+// The demo recordings' WAV files go to a directory of this run, not the repository's .parley.
+const mediaDir = mkdtempSync(path.join(tmpdir(), 'parley-seed-e2e-'));
 const run = (args: string[], databaseUrl: string, timeoutMs = 90_000): Promise<CliRun> =>
-  runCli(args, cleanEnv({ DATABASE_URL: databaseUrl, HOST: '0.0.0.0', PORT: '4123' }), timeoutMs);
+  runCli(
+    args,
+    cleanEnv({ DATABASE_URL: databaseUrl, HOST: '0.0.0.0', PORT: '4123', MEDIA_DIR: mediaDir }),
+    timeoutMs,
+  );
 
 /**
  * The project's events in the log, counted by type (through `parley replay`). Readers see a
@@ -35,7 +44,10 @@ describe('parley seed --sessions N', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
   });
-  afterAll(() => db.close());
+  afterAll(async () => {
+    await db.close();
+    rmSync(mediaDir, { recursive: true, force: true });
+  });
 
   let first: SeedSummary;
 
@@ -44,8 +56,30 @@ describe('parley seed --sessions N', () => {
     expect(result.code, result.stderr).toBe(0);
     first = JSON.parse(result.stdout) as SeedSummary;
     expect(Object.keys(first).sort()).toEqual(
-      ['accepted', 'items', 'keys', 'projectId', 'projectSlug', 'rejected', 'sessions', 'tenantId'].sort(),
+      [
+        'accepted',
+        'items',
+        'keys',
+        'projectId',
+        'projectSlug',
+        'recordings',
+        'rejected',
+        'sessions',
+        'tenantId',
+      ].sort(),
     );
+    expect(first.recordings.sessions.map((s) => s.status)).toEqual(
+      expect.arrayContaining([
+        'success',
+        'partial',
+        'media_in_progress',
+        'call_in_progress',
+        'media_unavailable',
+      ]),
+    );
+    expect(first.recordings.files).toBe(9);
+    const wavs = readdirSync(mediaDir, { recursive: true }).filter((f) => String(f).endsWith('.wav'));
+    expect(wavs).toHaveLength(9);
     expect(first).toMatchObject({ projectSlug: 'demo', sessions: 60, rejected: 0 });
     expect(first.tenantId).toMatch(/^ten_/);
     expect(first.projectId).toMatch(/^proj_/);
@@ -73,15 +107,17 @@ describe('parley seed --sessions N', () => {
     });
   }, 120_000);
 
-  it('puts the facts in the log: N sessions started, every accepted item one event', async () => {
-    const counts = await countsByType(db.url, first.projectId, first.accepted);
-    expect(counts.SessionStarted).toBe(60);
+  it('puts the facts in the log: N sessions started, every accepted item one event, plus the recorded calls', async () => {
+    const recorded = first.recordings.sessions.length;
+    const counts = await countsByType(db.url, first.projectId, first.accepted + first.recordings.events);
+    expect(counts.SessionStarted).toBe(60 + recorded);
     expect(counts.SessionEnded).toBeGreaterThan(0);
-    expect(counts.SessionEnded).toBeLessThan(60);
+    expect(counts.SessionEnded).toBeLessThan(60 + recorded);
+    expect(counts.RecordingFileStored).toBeGreaterThan(0);
     for (const type of ['MessageReceived', 'AgentReplied', 'TraceEventRecorded', 'LlmCallRecorded']) {
       expect(counts[type], type).toBeGreaterThan(60);
     }
-    expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(first.accepted);
+    expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(first.accepted + first.recordings.events);
 
     const started = await run(['replay', '--type', 'SessionStarted', '--project', first.projectId], db.url);
     const keys = started.stdout
@@ -109,12 +145,21 @@ describe('parley seed --sessions N', () => {
       `curl -H 'x-api-key: ${analytics}' 'http://localhost:4123/api/public/analytics/projects/${first.projectId}/sessions?fromDate=`,
     );
     expect(result.stdout).toMatch(/fromDate=\d{4}-\d\d-\d\dT00:00:00Z&toDate=\d{4}-\d\d-\d\dT00:00:00Z'/);
+    const recordings = /recordings\.read\s+(plat_\S+)/.exec(result.stdout)?.[1];
+    expect(result.stdout).toMatch(/Recorded \d+ demo calls \(9 WAV files\)/);
+    expect(result.stdout).toContain(
+      `curl -H 'Authorization: Bearer ${recordings}' 'http://localhost:4123/api/public/recordings/projects/${first.projectId}/sessions/demo-rec-`,
+    );
     const items = Number(/: (\d+) items/.exec(result.stdout)?.[1]);
     // The same random seed again makes the same item ids: accepted, but nothing new is appended.
     const again = await run(['seed', '--sessions', '60', '--random-seed', '42', '--json'], db.url);
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ projectId: first.projectId, accepted: first.items });
-    expect((await countsByType(db.url, first.projectId, first.accepted + items)).SessionStarted).toBe(65);
+    // Every run records the same number of demo calls (the 5-session run made its own).
+    const recordedEvents = 2 * first.recordings.events;
+    const started = (await countsByType(db.url, first.projectId, first.accepted + items + recordedEvents))
+      .SessionStarted;
+    expect(started).toBe(65 + 2 * first.recordings.sessions.length);
 
     // Another slug: a new project of the same demo tenant.
     const other = await run(['seed', '--sessions', '1', '--project-slug', 'demo-two', '--json'], db.url);

@@ -1,1 +1,11 @@
+export { MEDIA_FETCH_CONSUMER } from './recordings/fetchJobEnqueuer.js';
+export { createJobQueue, PG_BOSS_SCHEMA } from './recordings/jobQueue.js';
+export {
+  DEFAULT_MEDIA_FETCH_OPTIONS,
+  MEDIA_FETCH_QUEUE,
+  type MediaFetchJobData,
+  type MediaFetchOptions,
+} from './recordings/mediaFetchJob.js';
+export type { RecordingsWorkOptions } from './recordings/recordingsWork.js';
+export { type RetentionSweepResult, runRetentionSweep } from './recordings/retentionSweep.js';
 export { createWorker, type Worker, type WorkerOptions } from './worker.js';

@@ -1,6 +1,7 @@
 import type { EventStore } from '@parley/eventstore';
 import type { Logger, Pool } from '@parley/platform';
 import { createProjectionRunner, type Projection } from '@parley/projection-runner';
+import { createRecordingsWork, type RecordingsWorkOptions } from './recordings/recordingsWork.js';
 
 export interface WorkerOptions {
   pool: Pool;
@@ -9,6 +10,8 @@ export interface WorkerOptions {
   projections: readonly Projection[];
   batchSize: number;
   pollIntervalMs: number;
+  /** Call recordings: media fetch jobs (pg-boss, schema pgboss) and the retention sweep; off without it. */
+  recordings?: RecordingsWorkOptions;
 }
 
 export interface Worker {
@@ -31,12 +34,26 @@ export function createWorker(options: WorkerOptions): Worker {
     batchSize: options.batchSize,
     pollIntervalMs: options.pollIntervalMs,
   });
+  const recordings = options.recordings
+    ? createRecordingsWork(
+        {
+          pool: options.pool,
+          store: options.store,
+          logger: options.logger,
+          batchSize: options.batchSize,
+          pollIntervalMs: options.pollIntervalMs,
+        },
+        options.recordings,
+      )
+    : null;
   return {
     async start() {
       await runner.start();
+      await recordings?.start();
       options.logger.info({ projections: options.projections.map((p) => p.name) }, 'worker started');
     },
     async stop() {
+      await recordings?.stop();
       await runner.stop();
       options.logger.info('worker stopped');
     },

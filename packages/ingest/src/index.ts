@@ -1,4 +1,4 @@
-export { type IngestResponse, ingest } from './ingest.js';
+export { type IngestDeps, type IngestResponse, ingest } from './ingest.js';
 export { type ItemResult, ingestBatch } from './ingestBatch.js';
 export {
   INGEST_ITEM_KINDS,
@@ -15,4 +15,5 @@ export {
   type ItemError,
   type PreparedItem,
   prepareItems,
+  retentionExpiresAt,
 } from './prepareItems.js';

@@ -2,6 +2,9 @@ import {
   agentRepliedSchema,
   llmCallRecordedSchema,
   messageReceivedSchema,
+  recordingCompletedSchema,
+  recordingFailedSchema,
+  recordingStartedSchema,
   sessionEndedSchema,
   sessionStartedSchema,
   traceEventRecordedSchema,
@@ -21,6 +24,9 @@ export const INGEST_ITEM_KINDS = {
   'message.agent': 'AgentReplied',
   'trace.event': 'TraceEventRecorded',
   'llm.call': 'LlmCallRecorded',
+  'recording.started': 'RecordingStarted',
+  'recording.completed': 'RecordingCompleted',
+  'recording.failed': 'RecordingFailed',
 } as const;
 
 export type IngestItemKind = keyof typeof INGEST_ITEM_KINDS;
@@ -41,6 +47,11 @@ export const ingestDataSchemas = {
   'message.agent': agentRepliedSchema.omit(unscoped),
   'trace.event': traceEventRecordedSchema.omit(unscoped),
   'llm.call': llmCallRecordedSchema.omit({ ...unscoped, tenantId: true }),
+  // Recordings (the equivalent of the telephony recording-status callback; docs/recordings.md):
+  // retentionExpiresAt is the server's, from the project's recording.retentionDays.
+  'recording.started': recordingStartedSchema.omit({ ...unscoped, tenantId: true, retentionExpiresAt: true }),
+  'recording.completed': recordingCompletedSchema.omit(unscoped),
+  'recording.failed': recordingFailedSchema.omit(unscoped),
 } as const;
 
 /** Items per request; larger batches are split by the client. */

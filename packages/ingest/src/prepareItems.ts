@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   type EventType,
   InvalidEventDataError,
+  recordingStream,
   sessionStream,
   streamForLlmCall,
   toAppend,
@@ -13,6 +14,12 @@ import { INGEST_ITEM_KINDS, ingestDataSchemas, ingestItemSchema } from './items.
 export interface IngestScope {
   tenantId: string;
   projectId: string;
+  /**
+   * The project's recording retention (ProjectSettings.recording.retentionDays): a started
+   * recording's retentionExpiresAt is its startedAt plus these days. Absent or null: kept until
+   * deleted.
+   */
+  recordingRetentionDays?: number | null;
 }
 
 export interface ItemError {
@@ -39,6 +46,23 @@ export function deriveEventId(projectId: string, itemId: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
+const DAY_MS = 86_400_000;
+
+/**
+ * When a recording started at `startedAt` expires under a retention of `days` (whole or
+ * fractional days; 0: expired from the start); null when there is no retention (absent, null,
+ * negative or not a number).
+ */
+export function retentionExpiresAt(startedAt: string, days: number | null | undefined): string | null {
+  if (typeof days !== 'number' || !Number.isFinite(days) || days < 0) return null;
+  const start = Date.parse(startedAt);
+  if (!Number.isFinite(start)) return null;
+  const expires = start + days * DAY_MS;
+  // Beyond what a Date holds: kept (in effect) forever.
+  if (!Number.isFinite(expires) || Math.abs(expires) > 8.64e15) return null;
+  return new Date(expires).toISOString();
+}
+
 const issuesOf = (error: z.ZodError, prefix: string) =>
   error.issues.map((issue) => ({
     path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.'),
@@ -56,6 +80,7 @@ function streamOf(type: EventType, data: Record<string, unknown>, projectId: str
   if (type === 'LlmCallRecorded') {
     return streamForLlmCall({ projectId, sessionId: data.sessionId as string | undefined });
   }
+  if (type.startsWith('Recording')) return recordingStream(data.recordingId as string);
   return sessionStream(data.sessionId as string);
 }
 
@@ -95,8 +120,12 @@ export function prepareItems(
     const eventType = INGEST_ITEM_KINDS[type];
     const { callerNumber, ...rest } = parsed.data as Record<string, unknown> & { callerNumber?: string };
     const eventData: Record<string, unknown> = { ...rest, projectId: scope.projectId };
-    if (eventType === 'SessionStarted' || eventType === 'LlmCallRecorded')
+    if (eventType === 'SessionStarted' || eventType === 'LlmCallRecorded' || eventType === 'RecordingStarted')
       eventData.tenantId = scope.tenantId;
+    if (eventType === 'RecordingStarted') {
+      const expiresAt = retentionExpiresAt(eventData.startedAt as string, scope.recordingRetentionDays);
+      if (expiresAt !== null) eventData.retentionExpiresAt = expiresAt;
+    }
     if (callerNumber !== undefined) {
       const key = normaliseCallerNumber(callerNumber);
       if (key.length > 0) eventData.callerNumberKey = key;

@@ -83,11 +83,6 @@ export const configSchema = z.object({
   /** Static S3 credentials; unset: the AWS SDK's default provider chain. */
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
-  /**
-   * Secret that signs proxied media tokens (at least 32 characters). Unset: one is generated once
-   * and kept in the database, so every API process of a deployment agrees.
-   */
-  MEDIA_TOKEN_SECRET: z.string().min(32).optional(),
   /** Lifetime of issued media URLs, seconds (spec 000 §2.1): default 900; values above 3600 are capped to 3600. */
   RECORDING_PUBLIC_MEDIA_URL_TTL_SECONDS: z.coerce
     .number()
@@ -97,6 +92,14 @@ export const configSchema = z.object({
     .transform((v) => Math.min(v, 3600)),
   /** Stored files across a session's recordings the recordings API returns (spec 000 §8); more: 413. */
   RECORDING_PUBLIC_RECORDING_OBJECT_LIMIT: z.coerce.number().int().min(1).max(10_000).default(32),
+  /**
+   * The address telephony providers call (scheme, host and any path prefix a proxy strips), e.g.
+   * https://parley.example.com: webhook signatures cover the full public URL. Unset: the request's
+   * protocol and Host header.
+   */
+  PUBLIC_BASE_URL: optionalUrl,
+  /** How often the worker's recording retention sweep runs, seconds. */
+  RECORDING_RETENTION_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -2,12 +2,14 @@ import { randomInt } from 'node:crypto';
 import { storedCallerNumberKey } from '@parley/analytics';
 import { createAuthStore } from '@parley/auth';
 import { ingest } from '@parley/ingest';
+import { createMediaStorage } from '@parley/media';
 import { ParleyError } from '@parley/platform';
 import { InvalidArgumentError } from 'commander';
 import { createProgress } from '../progress.js';
 import { createDemoKeys, type DemoKeys, type DemoProject, ensureDemoProject } from '../seed/demoProject.js';
+import { demoRecordingPlan, type RecordingShowcase, seedDemoRecordings } from '../seed/demoRecordings.js';
 import { ITEMS_PER_SESSION_GUESS, ingestDemo } from '../seed/ingestDemo.js';
-import { apiBaseUrl, sessionsCurl } from '../seed/sessionsCurl.js';
+import { apiBaseUrl, recordingsCurl, sessionsCurl } from '../seed/sessionsCurl.js';
 import { openSystem, UsageError } from '../system.js';
 import type { CliContext } from './context.js';
 
@@ -28,6 +30,13 @@ export interface SeedSummary {
   items: number;
   accepted: number;
   rejected: number;
+  /** Demo calls with recordings (beyond `sessions`), one per state of the recordings API. */
+  recordings: {
+    events: number;
+    files: number;
+    bytes: number;
+    sessions: Array<Pick<RecordingShowcase, 'sessionId' | 'status' | 'reasons' | 'shows'>>;
+  };
 }
 
 /** `--random-seed`: a whole number from 0 to 2^32 - 1. */
@@ -55,6 +64,8 @@ export async function seedCommand(ctx: CliContext, options: SeedOptions): Promis
   let demo: DemoProject;
   let keys: DemoKeys;
   let result: Awaited<ReturnType<typeof ingestDemo>>;
+  let recorded: Awaited<ReturnType<typeof seedDemoRecordings>>;
+  let showcases: RecordingShowcase[];
   try {
     const auth = createAuthStore(system.pool);
     try {
@@ -67,16 +78,24 @@ export async function seedCommand(ctx: CliContext, options: SeedOptions): Promis
     if (options.json) ctx.err.write(`${describeDemo(demo)}\n`);
     const scope = { tenantId: demo.tenant.id, projectId: demo.project.id };
     const deps = { store: system.store, pool: system.pool, normaliseCallerNumber: storedCallerNumberKey };
+    const seed = options.randomSeed ?? randomInt(0xffff_ffff);
+    const now = Date.now();
     const progress = createProgress('seed', options.sessions * ITEMS_PER_SESSION_GUESS);
     try {
       result = await ingestDemo(
-        { sessions: options.sessions, seed: options.randomSeed ?? randomInt(0xffff_ffff), now: Date.now() },
+        { sessions: options.sessions, seed, now },
         (items) => ingest(deps, scope, items),
         progress,
       );
     } finally {
       progress.stop();
     }
+    // Call recordings: facts appended as the telephony intake and media fetcher would, and their
+    // audio written to the configured media storage.
+    const plan = demoRecordingPlan({ projectId: demo.project.id, seed, now });
+    showcases = plan.showcases;
+    const storage = createMediaStorage(ctx.config);
+    recorded = await seedDemoRecordings({ store: system.store, storage }, scope, plan);
   } finally {
     await system.close();
   }
@@ -95,6 +114,15 @@ export async function seedCommand(ctx: CliContext, options: SeedOptions): Promis
     items: result.items,
     accepted: result.accepted,
     rejected: result.rejected,
+    recordings: {
+      ...recorded,
+      sessions: showcases.map(({ sessionId, status, reasons, shows }) => ({
+        sessionId,
+        status,
+        reasons,
+        shows,
+      })),
+    },
   };
   if (options.json) {
     ctx.out.write(`${JSON.stringify(summary)}\n`);
@@ -111,6 +139,12 @@ export async function seedCommand(ctx: CliContext, options: SeedOptions): Promis
     '',
     'The sessions of the last 7 days (the worker projects them within moments of `parley start`):',
     `  ${sessionsCurl(apiBaseUrl(ctx.config), summary.projectId, keys.analytics)}`,
+    '',
+    `Recorded ${showcases.length} demo calls (${recorded.files} WAV files), one per state of the recordings API:`,
+    ...showcases.map((s) => `  ${s.sessionId}  ${s.status.padEnd(17)} ${s.shows}`),
+    '',
+    'The recordings of the first (play a proxied `url` with curl, no key: it is a bearer secret):',
+    `  ${recordingsCurl(apiBaseUrl(ctx.config), summary.projectId, keys.recordings, showcases[0]!.sessionId)}`,
     '',
   ];
   ctx.out.write(lines.join('\n'));

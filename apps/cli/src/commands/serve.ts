@@ -2,6 +2,7 @@ import { createWorker } from '@parley/worker';
 import closeWithGrace from 'close-with-grace';
 import { createApi } from '../apiServices.js';
 import { type DatabaseMode, openSystem } from '../system.js';
+import { workerRecordings } from '../workerServices.js';
 import { type CliContext, printNextSteps } from './context.js';
 
 export interface ServeOptions {
@@ -28,6 +29,7 @@ export async function serve(ctx: CliContext, options: ServeOptions): Promise<voi
         projections: system.projections,
         batchSize: config.PROJECTION_BATCH_SIZE,
         pollIntervalMs: config.LOG_POLL_INTERVAL_MS,
+        recordings: workerRecordings(system),
       })
     : null;
   const api = options.api ? await createApi(system) : null;

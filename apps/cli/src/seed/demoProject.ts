@@ -22,7 +22,12 @@ export interface DemoKeys {
  * so both are switched on; the tenant gets the call-recording feature for the recordings key.
  */
 export async function ensureDemoProject(store: AuthStore, slug: string): Promise<DemoProject> {
-  const existing = (await store.listTenants()).find((t) => t.features[DEMO_FEATURE] === true);
+  const found0 = (await store.listTenants()).find((t) => t.features[DEMO_FEATURE] === true);
+  // A demo tenant made before call recording existed gets the feature now.
+  const existing =
+    found0 && found0.features.callRecording !== true
+      ? await store.setTenantFeatures(found0.id, { callRecording: true })
+      : found0;
   const tenant =
     existing ??
     (await store.createTenant({

@@ -14,3 +14,8 @@ export function sessionsCurl(baseUrl: string, projectId: string, key: string, no
   const query = `fromDate=${utcDay(now - 7 * DAY_MS)}&toDate=${utcDay(now + DAY_MS)}`;
   return `curl -H 'x-api-key: ${key}' '${baseUrl}/api/public/analytics/projects/${projectId}/sessions?${query}'`;
 }
+
+/** The recordings API for one session (the bearer form; `x-api-key` works too). */
+export function recordingsCurl(baseUrl: string, projectId: string, key: string, sessionId: string): string {
+  return `curl -H 'Authorization: Bearer ${key}' '${baseUrl}/api/public/recordings/projects/${projectId}/sessions/${sessionId}/recordings?disposition=inline'`;
+}

@@ -1,0 +1,39 @@
+import { storedCallerNumberKey } from '@parley/analytics';
+import type { VoiceRouteOptions } from '@parley/api';
+import type { AuthStore } from '@parley/auth';
+import { ingest } from '@parley/ingest';
+import { createTelephonyAccountStore, handleRecordingStatusCallback } from '@parley/telephony';
+import type { System } from './system.js';
+
+/** A project's recording retention in days (ProjectSettings.recording.retentionDays; null: none). */
+export const recordingRetentionDays =
+  (auth: AuthStore) =>
+  async (projectId: string): Promise<number | null> =>
+    (await auth.getProject(projectId))?.settings.recording?.retentionDays ?? null;
+
+/** The telephony webhooks' services: accounts, signature verification, idempotent ingest. */
+export function voiceServices(system: System, auth: AuthStore): VoiceRouteOptions {
+  const { config, pool, store } = system;
+  const accounts = createTelephonyAccountStore(pool);
+  return {
+    ...(config.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: config.PUBLIC_BASE_URL }),
+    recordingStatus: (request) =>
+      handleRecordingStatusCallback(
+        {
+          account: (accountSid) => accounts.secrets(accountSid),
+          ingest: (scope, items) =>
+            ingest(
+              {
+                store,
+                pool,
+                normaliseCallerNumber: storedCallerNumberKey,
+                recordingRetentionDays: recordingRetentionDays(auth),
+              },
+              scope,
+              items,
+            ),
+        },
+        request,
+      ),
+  };
+}
