@@ -29,6 +29,12 @@ const week = (run: number) => {
   const from = new Date(DATA_FROM.getTime() + ((run * 5) % (DATA_DAYS - 7)) * DAY);
   return { from, to: new Date(from.getTime() + 7 * DAY) };
 };
+/** Run i's week, shifted 13 h 37 min into the day: two partial days counted row by row. */
+const offWeek = (run: number) => {
+  const { from, to } = week(run);
+  const shift = (13 * 60 + 37) * 60_000;
+  return { from: new Date(from.getTime() + shift), to: new Date(to.getTime() + shift) };
+};
 const month = { from: DATA_FROM, to: new Date(DATA_FROM.getTime() + DATA_DAYS * DAY) };
 
 interface Scenario {
@@ -89,6 +95,18 @@ export async function measureQueries(
     },
     {
       query: 'listSessions',
+      scenario: 'a week from 13:37 to 13:37 + environment=production + channel=web family',
+      limit: 100,
+      runs,
+      targetMs: 50,
+      page: sessions(100, (r) => ({
+        ...offWeek(r),
+        environments: ['production'],
+        channels: ['web', 'sdk_web', 'web_chat'],
+      })),
+    },
+    {
+      query: 'listSessions',
       scenario: 'a week + status=completed + containmentType=contained_resolved',
       limit: 100,
       runs,
@@ -130,6 +148,14 @@ export async function measureQueries(
       runs,
       targetMs: 50,
       page: ledger(100, (r) => ({ ...week(r), models: ['gpt-4o'], status: 'success' })),
+    },
+    {
+      query: 'listLedger',
+      scenario: 'a week from 13:37 to 13:37 + model=gpt-4o + status=success, by timestamp',
+      limit: 100,
+      runs,
+      targetMs: 50,
+      page: ledger(100, (r) => ({ ...offWeek(r), models: ['gpt-4o'], status: 'success' })),
     },
     {
       query: 'listLedger',
