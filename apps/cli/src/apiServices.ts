@@ -1,8 +1,6 @@
-import { storedCallerNumberKey } from '@parley/analytics';
 import { buildApp, createPageCache } from '@parley/api';
 import { createAuthStore } from '@parley/auth';
 import { rateLimitFromConfig } from '@parley/http';
-import { ingest } from '@parley/ingest';
 import { pendingMigrations, ping } from '@parley/platform';
 import { listLedger } from '@parley/projection-llm-ledger';
 import { projectionFreshness } from '@parley/projection-runner';
@@ -10,7 +8,7 @@ import { listSessions } from '@parley/projection-session-summaries';
 import type { FastifyInstance } from 'fastify';
 import { recordingsServices } from './recordingsServices.js';
 import type { System } from './system.js';
-import { recordingRetentionDays, voiceServices } from './voiceServices.js';
+import { ingestFacts, voiceServices } from './voiceServices.js';
 
 /** How long a tenant's rate-limit override is cached per API process. */
 const TENANT_LIMIT_TTL_MS = 30_000;
@@ -39,17 +37,7 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
     rateLimit: rateLimit.options,
     ingest: {
       verify: (key) => auth.verifyApiKey(key),
-      ingest: (scope, items) =>
-        ingest(
-          {
-            store,
-            pool,
-            normaliseCallerNumber: storedCallerNumberKey,
-            recordingRetentionDays: recordingRetentionDays(auth),
-          },
-          scope,
-          items,
-        ),
+      ingest: ingestFacts(system, auth),
     },
     analytics: {
       verify: (key) => auth.verifyApiKey(key),

@@ -1,7 +1,7 @@
 import { storedCallerNumberKey } from '@parley/analytics';
 import type { VoiceRouteOptions } from '@parley/api';
 import type { AuthStore } from '@parley/auth';
-import { ingest } from '@parley/ingest';
+import { type IngestResponse, type IngestScope, ingest } from '@parley/ingest';
 import { createTelephonyAccountStore, handleRecordingStatusCallback } from '@parley/telephony';
 import type { System } from './system.js';
 
@@ -11,9 +11,24 @@ export const recordingRetentionDays =
   async (projectId: string): Promise<number | null> =>
     (await auth.getProject(projectId))?.settings.recording?.retentionDays ?? null;
 
+/** The ingest path as every route that appends facts uses it (POST /api/v1/ingest, the voice webhooks). */
+export function ingestFacts(
+  system: System,
+  auth: AuthStore,
+): (scope: IngestScope, items: readonly unknown[]) => Promise<IngestResponse> {
+  const { pool, store } = system;
+  const deps = {
+    store,
+    pool,
+    normaliseCallerNumber: storedCallerNumberKey,
+    recordingRetentionDays: recordingRetentionDays(auth),
+  };
+  return (scope, items) => ingest(deps, scope, items);
+}
+
 /** The telephony webhooks' services: accounts, signature verification, idempotent ingest. */
 export function voiceServices(system: System, auth: AuthStore): VoiceRouteOptions {
-  const { config, pool, store } = system;
+  const { config, pool } = system;
   const accounts = createTelephonyAccountStore(pool);
   return {
     ...(config.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: config.PUBLIC_BASE_URL }),
@@ -21,17 +36,7 @@ export function voiceServices(system: System, auth: AuthStore): VoiceRouteOption
       handleRecordingStatusCallback(
         {
           account: (accountSid) => accounts.secrets(accountSid),
-          ingest: (scope, items) =>
-            ingest(
-              {
-                store,
-                pool,
-                normaliseCallerNumber: storedCallerNumberKey,
-                recordingRetentionDays: recordingRetentionDays(auth),
-              },
-              scope,
-              items,
-            ),
+          ingest: ingestFacts(system, auth),
         },
         request,
       ),

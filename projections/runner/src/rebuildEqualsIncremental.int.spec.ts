@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createProjectionRunner } from './createProjectionRunner.js';
+import type { Projection } from './defineProjection.js';
 import { rebuildProjection } from './rebuildProjection.js';
 import { tallySpec } from './spec/events.js';
 import {
@@ -21,6 +22,33 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
+/** Runs the projection while appending: its batches (of `batchSize`) fall wherever they fall. */
+async function projectWhileAppending(
+  projection: Projection,
+  appends: ReadonlyArray<ReadonlyArray<{ type: string; stream: string; data: Record<string, unknown> }>>,
+  batchSize: number,
+): Promise<void> {
+  const worker = createProjectionRunner({
+    pool: h.db.pool,
+    store: h.store,
+    projections: [projection],
+    batchSize,
+    pollIntervalMs: 20,
+  });
+  await worker.start();
+  try {
+    for (const specs of appends) {
+      await h.store.append(
+        specs[0]!.stream,
+        specs.map((s) => event(s.type, s.data)),
+      );
+    }
+    await caughtUp(h, projection);
+  } finally {
+    await worker.stop();
+  }
+}
+
 it('rebuild equals incremental projection (random events, appends, batch sizes)', async () => {
   await fc.assert(
     fc.asyncProperty(
@@ -30,26 +58,7 @@ it('rebuild equals incremental projection (random events, appends, batch sizes)'
       async (appends, runnerBatch, rebuildBatch) => {
         const table = `tallies_${unique()}`;
         const projection = tallyProjection(`tallies-${unique()}`, table);
-        const worker = createProjectionRunner({
-          pool: h.db.pool,
-          store: h.store,
-          projections: [projection],
-          batchSize: runnerBatch,
-          pollIntervalMs: 20,
-        });
-        await worker.start();
-        try {
-          // Appended while the runner runs: its batches fall wherever they fall.
-          for (const specs of appends) {
-            await h.store.append(
-              specs[0]!.stream,
-              specs.map((s) => event(s.type, s.data)),
-            );
-          }
-          await caughtUp(h, projection);
-        } finally {
-          await worker.stop();
-        }
+        await projectWhileAppending(projection, appends, runnerBatch);
         const incremental = await viewRows(h.db.pool, table, 'stream');
         await rebuildProjection({ pool: h.db.pool, store: h.store, projection, batchSize: rebuildBatch });
         expect(await viewRows(h.db.pool, table, 'stream')).toEqual(incremental);
@@ -88,25 +97,7 @@ it('keeps rollups exact: incremental, after a rebuild, through deletes and moves
       async (appends, runnerBatch, rebuildBatch) => {
         const table = `tr_${unique()}`;
         const projection = tallyProjection(`tr-${unique()}`, table, 1, true);
-        const worker = createProjectionRunner({
-          pool: h.db.pool,
-          store: h.store,
-          projections: [projection],
-          batchSize: runnerBatch,
-          pollIntervalMs: 20,
-        });
-        await worker.start();
-        try {
-          for (const specs of appends) {
-            await h.store.append(
-              specs[0]!.stream,
-              specs.map((s) => event(s.type, s.data)),
-            );
-          }
-          await caughtUp(h, projection);
-        } finally {
-          await worker.stop();
-        }
+        await projectWhileAppending(projection, appends, runnerBatch);
         const rows = await viewRows(h.db.pool, table, 'stream');
         const incremental = await rollupRows(table);
         expect(incremental).toEqual(countedRollup(rows));

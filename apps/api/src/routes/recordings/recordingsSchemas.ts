@@ -1,3 +1,4 @@
+import { AVAILABILITIES, UNAVAILABLE_REASONS, URL_KINDS } from '@parley/recordings';
 import { z } from 'zod';
 
 /**
@@ -30,20 +31,7 @@ export const recordingsQuery = z.object({
     ),
 });
 
-const AVAILABILITY = ['available', 'media_in_progress', 'unavailable'] as const;
-export const UNAVAILABLE_REASON_VALUES = [
-  'call_in_progress',
-  'media_in_progress',
-  'url_signing_failed',
-  'recording_disabled',
-  'media_not_available',
-  'auth_failed',
-  'storage_write_failed',
-  'media_object_missing',
-  'retention_expired',
-  'deleted',
-] as const;
-const reason = z.enum(UNAVAILABLE_REASON_VALUES).nullable();
+const reason = z.enum(UNAVAILABLE_REASONS).nullable();
 const isoTimestamp = z.iso.datetime({ offset: true });
 
 export const recordingFileShape = z
@@ -59,14 +47,14 @@ export const recordingFileShape = z
     bytes: z.int().min(0).describe('0 when the file is unavailable.'),
     recordingStartTime: isoTimestamp.nullable(),
     recordingEndTime: isoTimestamp.nullable(),
-    availability: z.enum(AVAILABILITY),
+    availability: z.enum(AVAILABILITIES),
     url: z
       .string()
       .nullable()
       .describe(
         'Media URL, a bearer secret; null when none was issued. signed: absolute pre-signed object-storage URL; proxied: a path on the API host, to use exactly as returned with no authentication header; external: a customer-owned URL.',
       ),
-    urlKind: z.enum(['signed', 'proxied', 'external']).nullable().describe('null when url is null.'),
+    urlKind: z.enum(URL_KINDS).nullable().describe('null when url is null.'),
     expiresIn: z
       .int()
       .min(1)
@@ -81,7 +69,7 @@ export const recordingShape = z
   .object({
     recordingId: z.string(),
     callId: z.string().describe('Telephony call identifier.'),
-    availability: z.enum(AVAILABILITY),
+    availability: z.enum(AVAILABILITIES),
     unavailableReason: reason.describe(
       'The first file-level reason when no file of this recording is available.',
     ),
