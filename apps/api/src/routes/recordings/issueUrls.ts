@@ -61,20 +61,16 @@ async function issueOne(
       });
       return { url, urlKind: 'signed', expiresIn: context.ttlSeconds };
     }
-    const { token, expiresAt } = await deps.tokens.issue(
-      { projectId: context.projectId, ...where },
-      context.ttlSeconds,
-    );
+    // The token lives ttlSeconds from now, like a signed URL: expiresIn is the TTL, as for those
+    // (computing it from the store's expiresAt and a later clock reading made it 899 at random).
+    const { token } = await deps.tokens.issue({ projectId: context.projectId, ...where }, context.ttlSeconds);
     const url = proxiedMediaPath({
       projectId: context.projectId,
       ...where,
       token,
       disposition: context.disposition,
     });
-    const expiresIn = Math.max(
-      1,
-      Math.min(context.ttlSeconds, Math.floor((expiresAt.getTime() - deps.now().getTime()) / 1000)),
-    );
+    const expiresIn = context.ttlSeconds;
     return { url, urlKind: 'proxied', expiresIn };
   } catch (err) {
     // Only the error's name: storage and signer messages can carry keys or URLs.
