@@ -44,7 +44,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: requestIdFromHeader,
     // Path parameters up to this long reach the routes (Fastify's default, 100, answers 414 first),
     // so that a long sessionId gets the spec's 400 INVALID_SESSION_ID (spec 000 §8: 1..256).
-    maxParamLength: 2048,
+    routerOptions: { maxParamLength: 2048 },
     // Request logs carry the URL: redact media tokens from it.
     childLoggerFactory: redactingChildLogger,
   });
