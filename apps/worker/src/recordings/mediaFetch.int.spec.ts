@@ -20,6 +20,7 @@ import { fetchJobId, fileOutcomeEventId } from './eventIds.js';
 import { createFetchJobEnqueuer, MEDIA_FETCH_CONSUMER } from './fetchJobEnqueuer.js';
 import { createJobQueue, PG_BOSS_SCHEMA } from './jobQueue.js';
 import {
+  CRASH_SPARE_ATTEMPTS,
   ensureMediaFetchQueue,
   MEDIA_FETCH_QUEUE,
   type MediaFetchDeps,
@@ -268,6 +269,22 @@ describe('media fetcher (pg-boss jobs)', () => {
     );
     const [failed] = await outcomes(recordingId);
     expect(failed?.data).toMatchObject({ reason: 'media_not_available', detail: 'http 404' });
+  });
+
+  it('keeps spare attempts past the retry limit, and a spare attempt records the outcome', async () => {
+    const boss = await startBoss();
+    await ensureMediaFetchQueue(boss, TEST_FETCH_OPTIONS);
+    expect((await boss.getQueue(MEDIA_FETCH_QUEUE))?.retryLimit).toBe(
+      TEST_FETCH_OPTIONS.retryLimit + CRASH_SPARE_ATTEMPTS,
+    );
+    // The last attempt (retryCount 3) died with its worker: pg-boss runs a spare one, which records.
+    const { recordingId, paths } = await completedRecording(1);
+    server.media.delete(paths[0]!);
+    const job = jobOf(recordingId, 0, `${server.baseUrl}${paths[0]}`);
+    expect(await runMediaFetchJob(deps, job, { retryCount: 4, retryLimit: 3, timeoutMs: 5_000 })).toBe(
+      'failed',
+    );
+    expect((await outcomes(recordingId)).map((e) => e.data.reason)).toEqual(['media_not_available']);
   });
 
   it('records storage_write_failed when media storage cannot write, on the last attempt', async () => {

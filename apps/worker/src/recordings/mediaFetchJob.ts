@@ -262,11 +262,19 @@ export async function runMediaFetchJob(
   }
 }
 
+/**
+ * Attempts pg-boss keeps beyond the fetch's own retry limit. An attempt at or past the limit that
+ * fails records the final reason; one that dies with its worker (the job expires) records nothing,
+ * so these spare attempts let a crash during the last attempt still end in an outcome event
+ * instead of a file left `media_in_progress`.
+ */
+export const CRASH_SPARE_ATTEMPTS = 3;
+
 /** Creates the queue with its policy (retries with backoff, expiry), or updates it. */
 export async function ensureMediaFetchQueue(boss: PgBoss, options: MediaFetchOptions): Promise<void> {
   const policy = {
     name: MEDIA_FETCH_QUEUE,
-    retryLimit: options.retryLimit,
+    retryLimit: options.retryLimit + CRASH_SPARE_ATTEMPTS,
     retryDelay: options.retryDelaySeconds,
     retryBackoff: true,
     expireInSeconds: options.expireInSeconds,
@@ -297,7 +305,8 @@ export async function workMediaFetchQueue(
       for (const job of jobs) {
         await runMediaFetchJob(deps, job.data, {
           retryCount: job.retryCount,
-          retryLimit: job.retryLimit,
+          // The fetch's own limit: the queue's is higher by the crash spares.
+          retryLimit: options.retryLimit,
           timeoutMs: options.requestTimeoutMs,
         });
       }
