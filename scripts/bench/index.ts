@@ -4,18 +4,21 @@
  * sessions and 5,000,000 ledger rows, the sessions route against a bare Fastify route, and ingest
  * over HTTP. Ratios are measured in one run, since machines are noisy. Knobs (docs/performance.md):
  * BENCH_SECONDS, BENCH_REBUILD_EVENTS, BENCH_BATCH, the BENCH_QUERY_*, BENCH_LEDGER_EVENTS,
- * BENCH_API_*, BENCH_INGEST_* ones, and BENCH_ONLY (`append`, `rebuild`, `lag`, `queries`,
- * `rebuild-ledger`, `api` or `ingest`). Results go to stdout as Markdown, progress to stderr.
+ * BENCH_API_*, BENCH_INGEST_*, BENCH_CHAT_* ones, BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (`append`, `rebuild`,
+ * `lag`, `queries`, `rebuild-ledger`, `api`, `ingest`, `chat` or `traces-export`). Results go to stdout as Markdown, progress to stderr.
  */
 import { cpus } from 'node:os';
+import { EXPORT_BATCH_ROWS } from '@parley/projection-traces';
 import { type ApiRunResult, benchApi } from './api.js';
 import { benchAppend } from './append.js';
+import { benchChat } from './chat.js';
 import { openBenchDatabase } from './database.js';
 import { benchIngest } from './ingest.js';
 import { benchLag } from './lag.js';
 import { benchQueries } from './queries.js';
 import { benchRebuild } from './rebuild.js';
 import { benchLedgerRebuild } from './rebuildLedger.js';
+import { benchTracesExport } from './tracesExport.js';
 
 const num = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -220,6 +223,61 @@ async function ingestSection(): Promise<string[]> {
   }
 }
 
+async function chatSection(): Promise<string[]> {
+  const db = await openBenchDatabase(16);
+  try {
+    const shape = {
+      seconds: num('BENCH_CHAT_SECONDS', 10),
+      clients: num('BENCH_CHAT_CLIENTS', 8),
+      latencyTurns: num('BENCH_CHAT_LATENCY_TURNS', 300),
+    };
+    const r = await benchChat(db.pool, shape, log);
+    const ms = (n: number) => `${n.toFixed(1)} ms`;
+    const t = r.throughput;
+    const l = r.latency;
+    return [
+      '### Conversation turns: POST /api/v1/chat/send with the scripted provider',
+      '',
+      "Over HTTP on 127.0.0.1 (fetch), the app as apps/cli/src/apiServices.ts composes the chat routes: a real `chat.write` key, the session limits (in-process), the runtime appending each turn (MessageReceived first, then the turn's trace events, LLM call and reply in one append). Sessions of 5 turns. The tenant request rate is raised out of the way.",
+      '',
+      '| phase | clients | turns | turns/s | request p50 | request p99 | errors |',
+      '|---|---|---|---|---|---|---|',
+      `| as fast as answered | ${t.clients} | ${fmt(t.turns)} | ${fmt(t.turnsPerSecond)} | ${ms(t.request.p50)} | ${ms(t.request.p99)} | ${t.errors} |`,
+      '',
+      "Parley's added latency per turn: one client, turns in a row; the client's round trip minus the provider's own time (its `complete()`), per turn.",
+      '',
+      '| turns | round trip p50 | round trip p99 | provider p50 | provider p99 | added p50 | added p99 |',
+      '|---|---|---|---|---|---|---|',
+      `| ${fmt(l.turns)} | ${ms(l.total.p50)} | ${ms(l.total.p99)} | ${ms(l.provider.p50)} | ${ms(l.provider.p99)} | ${ms(l.added.p50)} | ${ms(l.added.p99)} |`,
+      '',
+    ];
+  } finally {
+    await db.close();
+  }
+}
+
+async function tracesExportSection(): Promise<string[]> {
+  const db = await openBenchDatabase(8);
+  try {
+    const rows = num('BENCH_TRACES_EXPORT_ROWS', 1_000_000);
+    log(`traces-export: loading ${fmt(rows)} trace events…`);
+    const r = await benchTracesExport(db.pool, { rows }, log);
+    const mb = (n: number) => `${n.toFixed(0)} MiB`;
+    return [
+      '### Trace CSV export: GET …/sessions/export?format=csv streamed over HTTP',
+      '',
+      `Rows written straight into the traces read model (${r.loadSeconds.toFixed(0)} s); a keyset walk in ${fmt(EXPORT_BATCH_ROWS)}-row batches, streamed with backpressure; the client (same process) counts records and keeps nothing.`,
+      '',
+      '| rows | time | rows/s | CSV size | MiB/s | RSS before / peak | heap before / peak | heap limit |',
+      '|---|---|---|---|---|---|---|---|',
+      `| ${fmt(r.rows)} | ${r.seconds.toFixed(1)} s | ${fmt(r.rowsPerSecond)} | ${mb(r.megabytes)} | ${r.megabytesPerSecond.toFixed(1)} | ${mb(r.rssBeforeMb)} / ${mb(r.rssPeakMb)} | ${mb(r.heapBeforeMb)} / ${mb(r.heapPeakMb)} | ${mb(r.heapLimitMb)} |`,
+      '',
+    ];
+  } finally {
+    await db.close();
+  }
+}
+
 const probe = await openBenchDatabase(1);
 const { rows } = await probe.pool.query<{ server_version: string }>('show server_version');
 const header = [
@@ -238,5 +296,7 @@ const sections = [
   ...(run('rebuild-ledger') ? await rebuildLedgerSection() : []),
   ...(run('api') ? await apiSection() : []),
   ...(run('ingest') ? await ingestSection() : []),
+  ...(run('chat') ? await chatSection() : []),
+  ...(run('traces-export') ? await tracesExportSection() : []),
 ];
 process.stdout.write(`${[...header, ...sections].join('\n')}\n`);

@@ -9,10 +9,13 @@ import {
 import type { Logger } from '@parley/platform';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { redactingChildLogger } from './requestLogSerializers.js';
+import { type AgentsRouteOptions, agentsRoutes } from './routes/agents.js';
 import { type AnalyticsRouteOptions, analyticsRoutes } from './routes/analytics.js';
+import { type ChatRouteOptions, chatRoutes } from './routes/chat/index.js';
 import { healthRoutes, type ReadinessChecks } from './routes/health.js';
 import { type IngestRouteOptions, ingestRoutes } from './routes/ingest.js';
 import { type RecordingsRouteOptions, recordingsRoutes } from './routes/recordings/index.js';
+import { type TracesRouteOptions, tracesRoutes } from './routes/traces.js';
 import { type VoiceRouteOptions, voiceRoutes } from './routes/voice.js';
 
 export interface AppOptions {
@@ -30,6 +33,12 @@ export interface AppOptions {
   recordings?: RecordingsRouteOptions;
   /** The telephony provider's webhooks (recording-status callback); the routes are absent without it. */
   voice?: VoiceRouteOptions;
+  /** The conversation endpoints (chat/send, chat/stream, chat/agent, sessions/{id}/end); absent without it. */
+  chat?: ChatRouteOptions;
+  /** The session trace APIs (spec 001 §4.8); the routes are absent without it. */
+  traces?: TracesRouteOptions;
+  /** Agent management (/api/v1/projects/{projectId}/agents); the routes are absent without it. */
+  agents?: AgentsRouteOptions;
 }
 
 /**
@@ -61,5 +70,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.analytics) await app.register(analyticsRoutes, options.analytics);
   if (options.recordings) await app.register(recordingsRoutes, options.recordings);
   if (options.voice) await app.register(voiceRoutes, options.voice);
+  if (options.chat) await app.register(chatRoutes, options.chat);
+  if (options.traces) await app.register(tracesRoutes, options.traces);
+  if (options.agents) await app.register(agentsRoutes, options.agents);
   return app;
 }

@@ -1,5 +1,12 @@
 export { type AppOptions, buildApp } from './app.js';
+export { type AgentsRouteOptions, toAgentBody } from './routes/agents.js';
 export type { AnalyticsRouteOptions, Freshness } from './routes/analytics.js';
+export {
+  CHAT_PERMISSION,
+  type ChatRouteOptions,
+  type SessionScope,
+  sessionScopeFromLog,
+} from './routes/chat/index.js';
 export type { ReadinessChecks } from './routes/health.js';
 export type { IngestRouteOptions } from './routes/ingest.js';
 export { createPageCache, type PageCache } from './routes/pageCache.js';

@@ -5,7 +5,10 @@ import { pendingMigrations, ping } from '@parley/platform';
 import { listLedger } from '@parley/projection-llm-ledger';
 import { projectionFreshness } from '@parley/projection-runner';
 import { listSessions } from '@parley/projection-session-summaries';
+import { createTraceReads } from '@parley/projection-traces';
+import { createAgentStore } from '@parley/runtime';
 import type { FastifyInstance } from 'fastify';
+import { chatServices, jwtVerifierOf } from './chatServices.js';
 import { recordingsServices } from './recordingsServices.js';
 import type { System } from './system.js';
 import { ingestFacts, voiceServices } from './voiceServices.js';
@@ -17,7 +20,7 @@ const KEY_CACHE_TTL_MS = 5_000;
 
 /** The API with everything its routes need, from one System. */
 export async function createApi(system: System): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
-  const { config, logger, pool, store } = system;
+  const { config, logger, pool } = system;
   const auth = createAuthStore(pool, { verifyCacheTtlMs: KEY_CACHE_TTL_MS });
   const tenantLimits = new Map<string, { limit: number | undefined; until: number }>();
   const rateLimit = rateLimitFromConfig(config, async (tenantId) => {
@@ -28,6 +31,8 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
     return limit;
   });
   const recordings = recordingsServices(system, auth);
+  const verifyJwt = jwtVerifierOf(system);
+  const chat = chatServices(system, auth, verifyJwt);
   const app = await buildApp({
     logger: logger.child({ component: 'api' }),
     readiness: {
@@ -51,6 +56,9 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
     },
     recordings: recordings.options,
     voice: voiceServices(system, auth),
+    chat: chat.options,
+    agents: { verifyApiKey: (key) => auth.verifyApiKey(key), verifyJwt, agents: createAgentStore(pool) },
+    traces: { verifyApiKey: (key) => auth.verifyApiKey(key), verifyJwt, reads: createTraceReads(pool) },
   });
   return {
     app,
@@ -58,6 +66,7 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
       await app.close();
       await rateLimit.close();
       await recordings.close();
+      await chat.close();
     },
   };
 }

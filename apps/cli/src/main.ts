@@ -1,5 +1,14 @@
 import { ConfigError, createLogger, loadConfig } from '@parley/platform';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import {
+  type AgentFlags,
+  agentsCreateCommand,
+  agentsDeleteCommand,
+  agentsListCommand,
+  agentsShowCommand,
+  agentsUpdateCommand,
+} from './commands/agents.js';
+import { type ChatFlags, chatCommand } from './commands/chat.js';
 import type { CliContext } from './commands/context.js';
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './commands/keys.js';
 import { migrateCommand } from './commands/migrate.js';
@@ -185,7 +194,7 @@ keys
   .requiredOption('--project <idOrSlug>', 'the project the key is bound to')
   .option(
     '--scope <scopes>',
-    'recordings.read, analytics.read, ingest.write (comma-separated or repeated)',
+    'recordings.read, analytics.read, ingest.write, chat.write, agents.read, agents.write (comma-separated or repeated)',
     list,
   )
   .option('--name <name>', 'a label (default: the scopes)')
@@ -206,6 +215,70 @@ keys
   .description('revoke a key (takes effect at once)')
   .argument('<keyId>', 'the key id (key_…), from `parley keys list`')
   .action((keyId: string) => keysRevokeCommand(context(2), keyId));
+
+const agentsCmd = program
+  .command('agents')
+  .description("a project's agents: model, provider, system prompt, tools, guardrails");
+const agentFlags = (command: Command, verb: 'create' | 'update') =>
+  command
+    .requiredOption('--project <idOrSlug>', 'the project')
+    .option(
+      '--provider <provider>',
+      `scripted or openai-compatible${verb === 'create' ? ' (default scripted)' : ''}`,
+    )
+    .option('--model <model>', `model name${verb === 'create' ? " (default: the provider's)" : ''}`)
+    .option('--system-prompt <text>', 'the system prompt')
+    .option('--system-prompt-file <path>', 'read the system prompt from a file')
+    .option('--tools <json>', 'tool definitions: a JSON array [{name, description, parameters}], or @file')
+    .option('--guardrails <json>', 'JSON {blockedTerms, maxReplyChars, blockedReply}, or @file')
+    .option('--description <text>', verb === 'update' ? 'a description ("" clears it)' : 'a description')
+    .option('--environment <env>', 'environment of new sessions: dev, staging, production, working-copy')
+    .option('--deployment <id>', 'deployment id recorded on new sessions')
+    .option('--json', 'print the agent as one JSON object');
+agentFlags(
+  agentsCmd.command('create').description('create an agent').argument('<name>', 'unique in the project'),
+  'create',
+).action((name: string, options: AgentFlags & { project: string }) =>
+  agentsCreateCommand(context(2), name, options),
+);
+agentsCmd
+  .command('list')
+  .description("a project's agents, oldest first (a chat without --agent talks to the first)")
+  .requiredOption('--project <idOrSlug>', 'the project')
+  .option('--json', 'machine-readable output')
+  .action((options: { project: string; json?: boolean }) => agentsListCommand(context(2), options));
+agentsCmd
+  .command('show')
+  .description('one agent, with its system prompt')
+  .argument('<name>', 'the agent')
+  .requiredOption('--project <idOrSlug>', 'the project')
+  .option('--json', 'print the agent as one JSON object')
+  .action((name: string, options: { project: string; json?: boolean }) =>
+    agentsShowCommand(context(2), name, options),
+  );
+agentFlags(
+  agentsCmd.command('update').description('change the fields given').argument('<name>', 'the agent'),
+  'update',
+).action((name: string, options: AgentFlags & { project: string }) =>
+  agentsUpdateCommand(context(2), name, options),
+);
+agentsCmd
+  .command('delete')
+  .description('delete an agent (its sessions keep their history)')
+  .argument('<name>', 'the agent')
+  .requiredOption('--project <idOrSlug>', 'the project')
+  .action((name: string, options: { project: string }) => agentsDeleteCommand(context(2), name, options));
+
+program
+  .command('chat')
+  .description("talk to a project's agent in the terminal: replies stream, the session id is shown")
+  .requiredOption('--project <idOrSlug>', 'the project (its id with --url)')
+  .option('--agent <name>', "the agent of a new session (default: the project's first)")
+  .option('--session <id>', 'continue this session')
+  .option('--message <text>', 'send this one message, print the reply and exit')
+  .option('--url <url>', 'talk to a running API over chat/stream (default: run the agent in this process)')
+  .option('--api-key <key>', 'with --url: a key with the chat.write scope (prefer PARLEY_API_KEY)')
+  .action((options: ChatFlags) => chatCommand(context(2), options));
 
 const telephony = program
   .command('telephony')

@@ -6,6 +6,8 @@ import { llmLedgerProjection } from '@parley/projection-llm-ledger';
 import { recordingsProjection } from '@parley/projection-recordings';
 import { type Projection, projectionRunnerMigrations } from '@parley/projection-runner';
 import { sessionSummariesProjection } from '@parley/projection-session-summaries';
+import { tracesProjection } from '@parley/projection-traces';
+import { runtimeMigrations } from '@parley/runtime';
 import { telephonyMigrations } from '@parley/telephony';
 
 /**
@@ -19,6 +21,8 @@ export const migrationSets: readonly MigrationSet[] = [
   authMigrations,
   // After auth: telephony accounts belong to projects.
   telephonyMigrations,
+  // After auth: agents belong to projects.
+  runtimeMigrations,
 ];
 
 export const projections: readonly Projection[] = [
@@ -26,4 +30,5 @@ export const projections: readonly Projection[] = [
   sessionSummariesProjection,
   llmLedgerProjection,
   recordingsProjection,
+  tracesProjection,
 ];

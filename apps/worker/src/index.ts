@@ -8,4 +8,12 @@ export {
 } from './recordings/mediaFetchJob.js';
 export type { RecordingsWorkOptions } from './recordings/recordingsWork.js';
 export { type RetentionSweepResult, runRetentionSweep } from './recordings/retentionSweep.js';
+export { type LifecycleSweepResult, runLifecycleSweep } from './sessions/lifecycleSweep.js';
+export {
+  ABANDON_REASON,
+  type LifecycleThresholds,
+  type LifecycleTransition,
+  lifecycleTransitions,
+} from './sessions/lifecycleTransitions.js';
+export type { SessionLifecycleOptions } from './sessions/sessionLifecycleWork.js';
 export { createWorker, type Worker, type WorkerOptions } from './worker.js';

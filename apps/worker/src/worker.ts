@@ -2,6 +2,7 @@ import type { EventStore } from '@parley/eventstore';
 import type { Logger, Pool } from '@parley/platform';
 import { createProjectionRunner, type Projection } from '@parley/projection-runner';
 import { createRecordingsWork, type RecordingsWorkOptions } from './recordings/recordingsWork.js';
+import { createSessionLifecycleWork, type SessionLifecycleOptions } from './sessions/sessionLifecycleWork.js';
 
 export interface WorkerOptions {
   pool: Pool;
@@ -12,6 +13,8 @@ export interface WorkerOptions {
   pollIntervalMs: number;
   /** Call recordings: media fetch jobs (pg-boss, schema pgboss) and the retention sweep; off without it. */
   recordings?: RecordingsWorkOptions;
+  /** Session lifecycle sweep (idle, abandoned, archived: docs/sessions.md); off without it. */
+  sessions?: SessionLifecycleOptions;
 }
 
 export interface Worker {
@@ -46,13 +49,21 @@ export function createWorker(options: WorkerOptions): Worker {
         options.recordings,
       )
     : null;
+  const sessions = options.sessions
+    ? createSessionLifecycleWork(
+        { pool: options.pool, store: options.store, logger: options.logger, batchSize: options.batchSize },
+        options.sessions,
+      )
+    : null;
   return {
     async start() {
       await runner.start();
       await recordings?.start();
+      sessions?.start();
       options.logger.info({ projections: options.projections.map((p) => p.name) }, 'worker started');
     },
     async stop() {
+      await sessions?.stop();
       await recordings?.stop();
       await runner.stop();
       options.logger.info('worker stopped');

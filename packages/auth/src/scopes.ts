@@ -9,6 +9,10 @@ export const PERMISSIONS = {
   sessionSummaryRead: 'session_summary:read',
   llmLedgerRead: 'llm_ledger:read',
   ingestWrite: 'ingest:write',
+  traceRead: 'trace:read',
+  chatWrite: 'chat:write',
+  agentRead: 'agent:read',
+  agentWrite: 'agent:write',
 } as const;
 
 export type Permission = (typeof PERMISSIONS)[keyof typeof PERMISSIONS];
@@ -20,6 +24,13 @@ export const SCOPES = {
   // The analytics APIs (spec 000 §4.2, §4.3); the spec leaves the name open.
   'analytics.read': [PERMISSIONS.sessionSummaryRead, PERMISSIONS.llmLedgerRead],
   'ingest.write': [PERMISSIONS.ingestWrite],
+  // The session trace APIs (spec 001 §4.8): trace events, metrics, analysis, export, generations.
+  'traces.read': [PERMISSIONS.traceRead],
+  // Conversation endpoints (spec 001 §4.3): send messages, stream replies, end sessions.
+  'chat.write': [PERMISSIONS.chatWrite],
+  // Agent management (packages/runtime): agents.write also reads, so a key that edits can list.
+  'agents.read': [PERMISSIONS.agentRead],
+  'agents.write': [PERMISSIONS.agentRead, PERMISSIONS.agentWrite],
 } as const satisfies Record<string, readonly Permission[]>;
 
 export type Scope = keyof typeof SCOPES;

@@ -16,7 +16,9 @@ import {
 import {
   agentReplied,
   messageReceived,
+  sessionArchived,
   sessionEnded,
+  sessionIdled,
   sessionStarted,
   traceEventRecorded,
 } from './schemas/session.js';
@@ -25,6 +27,8 @@ import {
 export const eventCatalog = createCatalog([
   sessionStarted,
   sessionEnded,
+  sessionIdled,
+  sessionArchived,
   messageReceived,
   agentReplied,
   traceEventRecorded,

@@ -1,12 +1,23 @@
 export { assertNever } from './assertNever.js';
+export {
+  type Caller,
+  callerReaches,
+  type VerifyJwt,
+  type VerifyJwtFailureReason,
+  type VerifyJwtResult,
+} from './auth/caller.js';
 export { type ClassifyOptions, type Credential, classifyCredential } from './auth/classifyCredential.js';
+export { createJwtVerifier, type JwtVerifierOptions } from './auth/jwtVerifier.js';
 export type { Principal, VerifyApiKey, VerifyApiKeyResult, VerifyFailureReason } from './auth/principal.js';
 export { type RequireApiKeyOptions, requireApiKey } from './auth/requireApiKey.js';
+export { type RequireCallerOptions, requireCaller } from './auth/requireCaller.js';
 export { errorHandlerPlugin } from './errors/errorHandlerPlugin.js';
 export {
   AUTHENTICATION_MESSAGE,
   analyticsError,
   authenticationFailed,
+  CREDENTIALS_MESSAGE,
+  credentialTypeRefused,
   type EnvelopeKind,
   HttpError,
   type HttpErrorOptions,
@@ -29,3 +40,17 @@ export { type ConfiguredRateLimit, rateLimitFromConfig } from './rateLimit/rateL
 export { type TenantRateLimitOptions, tenantRateLimitPlugin } from './rateLimit/rateLimitPlugin.js';
 export { createRedisRateLimiter, type RedisRateLimiterOptions } from './rateLimit/redisRateLimiter.js';
 export { requestIdFromHeader } from './requestId.js';
+export type { ActiveSessionDecision, ActiveSessionLimiter } from './sessionLimits/activeSessionLimiter.js';
+export {
+  createInProcessActiveSessionLimiter,
+  type InProcessActiveSessionLimiterOptions,
+} from './sessionLimits/inProcessActiveSessionLimiter.js';
+export {
+  createRedisActiveSessionLimiter,
+  type RedisActiveSessionLimiterOptions,
+} from './sessionLimits/redisActiveSessionLimiter.js';
+export {
+  type ConfiguredSessionLimits,
+  type SessionLimits,
+  sessionLimitsFromConfig,
+} from './sessionLimits/sessionLimitsFromConfig.js';

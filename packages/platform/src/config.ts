@@ -100,6 +100,45 @@ export const configSchema = z.object({
   PUBLIC_BASE_URL: optionalUrl,
   /** How often the worker's recording retention sweep runs, seconds. */
   RECORDING_RETENTION_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  /**
+   * OpenAI-compatible chat completions endpoint, including the version segment (the provider posts to
+   * `<base>/chat/completions`), e.g. http://127.0.0.1:11434/v1. Unset while OPENAI_API_KEY is set:
+   * https://api.openai.com/v1. Both unset: the `openai-compatible` provider is not configured.
+   */
+  OPENAI_BASE_URL: optionalUrl,
+  /** Bearer key of the OpenAI-compatible endpoint; optional for local servers. Never logged. */
+  OPENAI_API_KEY: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .optional(),
+  /** HS256 secret of user JWT bearer tokens (at least 32 characters); never logged. Unset with JWT_JWKS_URL unset: JWTs are refused. */
+  JWT_SECRET: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional())
+    .optional(),
+  /** JWKS of the identity provider for asymmetric (RS/PS/ES/EdDSA) user JWTs. */
+  JWT_JWKS_URL: optionalUrl,
+  /** Required `iss` of user JWTs, when set. */
+  JWT_ISSUER: z.string().trim().min(1).optional(),
+  /** Required `aud` of user JWTs, when set. */
+  JWT_AUDIENCE: z.string().trim().min(1).optional(),
+  /** Messages a session may receive per minute on the conversation endpoints (spec 000 §8); more: 429. */
+  CHAT_SESSION_MESSAGES_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(60),
+  /** Sessions a tenant may have active at once on the conversation endpoints (spec 000 §8); a new one over it: 429. */
+  CHAT_MAX_CONCURRENT_SESSIONS: z.coerce.number().int().min(1).max(10_000_000).default(100),
+  /** A session stops counting as active (for the concurrent-sessions limit) this long after its last message, seconds. */
+  CHAT_ACTIVE_SESSION_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  /** Session lifecycle (docs/sessions.md): an active session with no activity for this long goes idle, seconds. */
+  SESSION_IDLE_AFTER_SECONDS: z.coerce.number().int().min(1).max(31_536_000).default(300),
+  /** An open (active or idle) session with no activity for this long is abandoned, seconds; more than the idle threshold. */
+  SESSION_ABANDON_AFTER_SECONDS: z.coerce.number().int().min(2).max(31_536_000).default(1800),
+  /** An ended session is archived this many days after it ended. */
+  SESSION_ARCHIVE_AFTER_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
+  /** How often the worker's session lifecycle sweep runs, seconds. */
+  SESSION_LIFECYCLE_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(30),
 });
 
 export type Config = z.infer<typeof configSchema>;

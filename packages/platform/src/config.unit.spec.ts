@@ -22,7 +22,33 @@ describe('loadConfig', () => {
       RECORDING_RETENTION_SWEEP_INTERVAL_SECONDS: 300,
       S3_FORCE_PATH_STYLE: false,
       S3_REGION: 'us-east-1',
+      CHAT_SESSION_MESSAGES_PER_MINUTE: 60,
+      CHAT_MAX_CONCURRENT_SESSIONS: 100,
+      CHAT_ACTIVE_SESSION_WINDOW_SECONDS: 300,
+      SESSION_IDLE_AFTER_SECONDS: 300,
+      SESSION_ABANDON_AFTER_SECONDS: 1800,
+      SESSION_ARCHIVE_AFTER_DAYS: 30,
+      SESSION_LIFECYCLE_SWEEP_INTERVAL_SECONDS: 30,
     });
+  });
+
+  it('reads the user JWT settings; a JWT_SECRET shorter than 32 characters is refused', () => {
+    expect(
+      loadConfig({
+        JWT_SECRET: 'x'.repeat(32),
+        JWT_JWKS_URL: 'https://idp.example.com/.well-known/jwks.json',
+        JWT_ISSUER: 'https://idp.example.com/',
+        JWT_AUDIENCE: 'parley',
+      }),
+    ).toMatchObject({
+      JWT_SECRET: 'x'.repeat(32),
+      JWT_JWKS_URL: 'https://idp.example.com/.well-known/jwks.json',
+      JWT_ISSUER: 'https://idp.example.com/',
+      JWT_AUDIENCE: 'parley',
+    });
+    expect(loadConfig({ JWT_SECRET: '', JWT_JWKS_URL: '' }).JWT_SECRET).toBeUndefined();
+    expect(() => loadConfig({ JWT_SECRET: 'too-short' })).toThrow(/JWT_SECRET/);
+    expect(() => loadConfig({ CHAT_MAX_CONCURRENT_SESSIONS: '0' })).toThrow(/CHAT_MAX_CONCURRENT_SESSIONS/);
   });
 
   it('reads the external services and treats empty values as unset', () => {

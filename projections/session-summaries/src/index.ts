@@ -1,6 +1,14 @@
 export { dimensionMatchKey, dimensionNameKey } from './dimensionRow.js';
 export type { SessionListFilter } from './filter.js';
 export {
+  type EndedSessionsDueQuery,
+  type LifecycleCandidate,
+  type LifecycleCursor,
+  listEndedSessionsDue,
+  listOpenSessionsDue,
+  type OpenSessionsDueQuery,
+} from './lifecycleCandidates.js';
+export {
   ENVELOPE_RESERVE_BYTES,
   type ListSessionsOptions,
   listSessions,
@@ -14,4 +22,12 @@ export {
   type SummaryRow,
   sessionSummariesProjection,
 } from './sessionSummariesProjection.js';
-export { ACTIVE, ACTIVE_CONTAINMENT, unclassifiedContainment } from './summaryRow.js';
+export { summarizeSession } from './summarizeSession.js';
+export {
+  ACTIVE,
+  ACTIVE_CONTAINMENT,
+  ARCHIVED,
+  IDLE,
+  sessionStatus,
+  unclassifiedContainment,
+} from './summaryRow.js';

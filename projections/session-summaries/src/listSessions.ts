@@ -10,6 +10,7 @@ import { dimensionMatchKey, dimensionNameKey } from './dimensionRow.js';
 import type { SessionListFilter } from './filter.js';
 import { sessionListWhere } from './sessionListWhere.js';
 import { sessionTotalSql } from './sessionTotal.js';
+import { IDLE } from './summaryRow.js';
 
 /** A session summary exactly as spec 000 §2.2 names its fields. */
 export interface SessionSummary {
@@ -54,6 +55,8 @@ export { ENVELOPE_RESERVE_BYTES };
 export interface ListSessionsOptions {
   /** Bytes the serialised `sessions` array may take (commas and brackets included). */
   maxSessionsBytes?: number;
+  /** The time of reading: an idle session's durations run until then. Default: the clock. */
+  now?: Date;
 }
 
 interface SummaryQueryRow {
@@ -92,7 +95,16 @@ const COLUMNS = `s.id, s.channel, s.environment, s.status, s.containment_type, s
   s.reasoning_tokens, s.output_tokens, s.total_tokens, s.trace_dimensions, s.estimated_cost, s.duration_ms,
   s.idle_duration_ms, s.is_test`;
 
-export function toSessionSummary(r: SummaryQueryRow & { id: string }): SessionSummary {
+/**
+ * A row as the list returns it. An idle session is still open and idle: its durations run until
+ * the time of reading (the row holds them as of the moment it went idle, which is never more).
+ */
+export function toSessionSummary(
+  r: SummaryQueryRow & { id: string },
+  now: Date = new Date(),
+): SessionSummary {
+  const idle = r.status === IDLE;
+  const lastActivity = r.last_activity_at ?? r.created_at;
   return {
     id: r.id,
     channel: r.channel,
@@ -124,8 +136,10 @@ export function toSessionSummary(r: SummaryQueryRow & { id: string }): SessionSu
     },
     traceDimensions: r.trace_dimensions ?? {},
     estimatedCost: Number(r.estimated_cost),
-    durationMs: r.duration_ms,
-    idleDurationMs: r.idle_duration_ms,
+    durationMs: idle ? Math.max(r.duration_ms, now.getTime() - r.created_at.getTime()) : r.duration_ms,
+    idleDurationMs: idle
+      ? Math.max(r.idle_duration_ms, now.getTime() - lastActivity.getTime())
+      : r.idle_duration_ms,
     isTest: r.is_test,
   };
 }
@@ -152,7 +166,7 @@ export async function listSessions(
   const total = Number(rows[0]?.total ?? 0);
   const page = rows
     .filter((row): row is SummaryQueryRow & { id: string } => row.id !== null)
-    .map(toSessionSummary);
+    .map((row) => toSessionSummary(row, options.now ?? new Date()));
   // Sizes are computed lazily: rows past the cap are never serialised.
   const sessions = page.slice(0, fitCount(lazySizes(page), maxBytes));
   return { total, sessions, hasMore: filter.offset + sessions.length < total };

@@ -7,6 +7,8 @@ export type SessionEvent = Extract<
     type:
       | 'SessionStarted'
       | 'SessionEnded'
+      | 'SessionIdled'
+      | 'SessionArchived'
       | 'MessageReceived'
       | 'AgentReplied'
       | 'TraceEventRecorded'
@@ -35,6 +37,8 @@ export function parsedSessionEvent(event: RecordedEvent): SessionScopedEvent | n
     switch (parsed.type) {
       case 'SessionStarted':
       case 'SessionEnded':
+      case 'SessionIdled':
+      case 'SessionArchived':
       case 'MessageReceived':
       case 'AgentReplied':
       case 'TraceEventRecorded':

@@ -18,6 +18,8 @@ afterAll(() => h.close());
 const types = [
   'SessionStarted',
   'SessionEnded',
+  'SessionIdled',
+  'SessionArchived',
   'MessageReceived',
   'AgentReplied',
   'TraceEventRecorded',

@@ -8,6 +8,8 @@ import { evolveSummary } from './summaryRow.js';
 export const SESSION_SUMMARY_EVENT_TYPES = [
   'SessionStarted',
   'SessionEnded',
+  'SessionIdled',
+  'SessionArchived',
   'MessageReceived',
   'AgentReplied',
   'TraceEventRecorded',
@@ -33,6 +35,14 @@ const summaryTable = {
     ended_event_id: { type: 'text', nullable: true },
     ended_at: { type: 'timestamptz', nullable: true },
     recorded_containment_type: { type: 'text', nullable: true },
+    // The winning SessionEnded's status (status itself may read `archived`).
+    end_status: { type: 'text', nullable: true },
+    // The latest SessionIdled: the activity it saw (latest lastActivityAt) and the latest idledAt.
+    // Idle while no activity is later than idle_activity_at (docs/sessions.md).
+    idle_activity_at: { type: 'timestamptz', nullable: true },
+    idled_at: { type: 'timestamptz', nullable: true },
+    // The earliest SessionArchived's archivedAt: archived is terminal.
+    archived_at: { type: 'timestamptz', nullable: true },
     // Derived from the columns above at every change, stored for filtering.
     status: 'text',
     containment_type: 'text',
@@ -65,6 +75,10 @@ const summaryTable = {
     { columns: ['project_id', 'created_at', 'environment', 'channel', 'status', 'containment_type'] },
     { columns: ['project_id', 'caller_number_key'] },
     { columns: ['project_id', 'channel_user_id'] },
+    // The worker's lifecycle sweep (listLifecycleCandidates): open sessions by last activity, ended
+    // ones by end time, across projects.
+    { columns: ['status', 'last_activity_at'] },
+    { columns: ['status', 'ended_at'] },
   ],
   // Exact per-day counts for the list's `total` (sessionTotal.ts): whole days of a range are summed
   // here, only the partial days at its edges are counted row by row.
@@ -170,8 +184,9 @@ function dimensionKeys(event: RecordedEvent): DimensionKey[] {
 export const sessionSummariesProjection = defineProjection({
   name: 'session-summaries',
   // 2: the covering index of the count; started_at in the dimension index. 3: the day-count rollups
-  // and the covering dimension index.
-  version: 3,
+  // and the covering dimension index. 4: session lifecycle (idle, abandoned, archived: SessionIdled,
+  // SessionArchived, end_status) and the sweep's indexes.
+  version: 4,
   eventTypes: SESSION_SUMMARY_EVENT_TYPES,
   tables: { session_summaries: summaryTable, session_dimensions: dimensionTable },
   handlers: {

@@ -66,6 +66,10 @@ describe('session-summaries handlers', () => {
         ended_event_id: end.eventId,
         ended_at: new Date('2025-03-01T10:05:00.000Z'),
         recorded_containment_type: 'escalated',
+        end_status: 'escalated',
+        idle_activity_at: null,
+        idled_at: null,
+        archived_at: null,
         status: 'escalated',
         containment_type: 'escalated',
         duration_ms: 300_000,
@@ -119,6 +123,88 @@ describe('session-summaries handlers', () => {
     }
   });
 
+  it('goes idle on SessionIdled, active again on later activity, idle again on a later SessionIdled', () => {
+    const s = sessionEvents('p1', 's5');
+    const opened = [s.started('2025-03-01T10:00:00Z'), s.message('2025-03-01T10:00:30Z')];
+    const idled = fold(inLogOrder([...opened, s.idled('2025-03-01T10:00:30Z', '2025-03-01T10:05:30Z')]));
+    expect(summaries(idled)[0]).toMatchObject({
+      status: 'idle',
+      containment_type: 'contained',
+      ended_at: null,
+      last_activity_at: new Date('2025-03-01T10:00:30Z'),
+      duration_ms: 330_000,
+      idle_duration_ms: 300_000,
+    });
+    // Activity after the activity the idle event saw (even one recorded before it): active again.
+    for (const activity of [
+      s.reply('2025-03-01T10:07:00Z'),
+      s.trace('tool_call', '2025-03-01T10:00:20Z', 20_000),
+      s.llmCall('2025-03-01T10:00:29Z', 0.01, { inputTokens: 1, completionTokens: 1 }, 2_000),
+    ]) {
+      expect(summaries(fold(reordered(inLogOrder([activity]), 10), idled))[0]).toMatchObject({
+        status: 'active',
+        containment_type: 'contained',
+        idle_duration_ms: 0,
+      });
+    }
+    // Activity the idle event had seen (not later than its lastActivityAt): still idle.
+    const seen = fold(reordered(inLogOrder([s.reply('2025-03-01T10:00:10Z')]), 10), idled);
+    expect(summaries(seen)[0]?.status).toBe('idle');
+    const resumed = fold(reordered(inLogOrder([s.message('2025-03-01T10:07:00Z')]), 10), idled);
+    const again = fold(
+      reordered(inLogOrder([s.idled('2025-03-01T10:07:00Z', '2025-03-01T10:12:00Z')]), 20),
+      resumed,
+    );
+    expect(summaries(again)[0]).toMatchObject({
+      status: 'idle',
+      duration_ms: 720_000,
+      idle_duration_ms: 300_000,
+    });
+  });
+
+  it('is abandoned by an abandoning end, whether or not it was idle first; durations count the idle tail', () => {
+    const s = sessionEvents('p1', 's6');
+    const abandon = s.ended('2025-03-01T10:30:30Z', {
+      status: 'abandoned',
+      containmentType: 'abandoned',
+      reason: 'inactivity_timeout',
+    });
+    const opened = [s.started('2025-03-01T10:00:00Z'), s.message('2025-03-01T10:00:30Z')];
+    for (const events of [
+      [...opened, abandon],
+      [...opened, s.idled('2025-03-01T10:00:30Z', '2025-03-01T10:05:30Z'), abandon],
+    ]) {
+      expect(summaries(fold(inLogOrder(events)))[0]).toMatchObject({
+        status: 'abandoned',
+        containment_type: 'abandoned',
+        ended_at: new Date('2025-03-01T10:30:30Z'),
+        duration_ms: 1_830_000,
+        idle_duration_ms: 1_800_000,
+      });
+    }
+  });
+
+  it('is archived once archived, keeping the end’s containment type, end time and durations', () => {
+    const s = sessionEvents('p1', 's7');
+    const events = inLogOrder([
+      s.started('2025-03-01T10:00:00Z'),
+      s.message('2025-03-01T10:00:30Z'),
+      s.ended('2025-03-01T10:01:00Z', { status: 'escalated', containmentType: 'escalated' }),
+      s.archived('2025-03-01T10:01:00Z', '2025-03-31T10:01:00Z'),
+    ]);
+    for (const order of [events, [...events].reverse()]) {
+      expect(summaries(fold(reordered(order)))[0]).toMatchObject({
+        status: 'archived',
+        end_status: 'escalated',
+        containment_type: 'escalated',
+        ended_at: new Date('2025-03-01T10:01:00Z'),
+        archived_at: new Date('2025-03-31T10:01:00Z'),
+        duration_ms: 60_000,
+        idle_duration_ms: 30_000,
+      });
+    }
+  });
+
   it('the earliest start and the latest end win, whatever the order', () => {
     const s = sessionEvents('p1', 's3');
     const events = inLogOrder([
@@ -158,10 +244,12 @@ describe('session-summaries handlers', () => {
     expect(summaries(ended)[0]?.status).toBe('completed');
   });
 
-  it('reads only its six event types', () => {
+  it('reads only its eight event types', () => {
     expect(sessionSummariesProjection.eventTypes).toEqual([
       'SessionStarted',
       'SessionEnded',
+      'SessionIdled',
+      'SessionArchived',
       'MessageReceived',
       'AgentReplied',
       'TraceEventRecorded',
@@ -177,6 +265,8 @@ const SESSION = 's';
 const sessionTypes = [
   'SessionStarted',
   'SessionEnded',
+  'SessionIdled',
+  'SessionArchived',
   'MessageReceived',
   'AgentReplied',
   'TraceEventRecorded',
@@ -271,10 +361,12 @@ describe('session-summaries properties', () => {
     );
   });
 
-  it('a start or end delivered again (a new position, the same event) changes nothing', () => {
+  it('a lifecycle event delivered again (a new position, the same event) changes nothing', () => {
     fc.assert(
       fc.property(fc.array(sessionEvent, { minLength: 1, maxLength: 10 }), fc.nat(), (events, pick) => {
-        const lifecycle = events.filter((e) => e.type === 'SessionStarted' || e.type === 'SessionEnded');
+        const lifecycle = events.filter((e) =>
+          ['SessionStarted', 'SessionEnded', 'SessionIdled', 'SessionArchived'].includes(e.type),
+        );
         fc.pre(lifecycle.length > 0);
         const repeated = lifecycle[pick % lifecycle.length] as RecordedEvent;
         expect(tablesOf(fold(reordered([...events, repeated])))).toEqual(tablesOf(fold(reordered(events))));

@@ -25,6 +25,10 @@ function emptyRow(key: SummaryKey): SummaryRow {
     ended_event_id: null,
     ended_at: null,
     recorded_containment_type: null,
+    end_status: null,
+    idle_activity_at: null,
+    idled_at: null,
+    archived_at: null,
     status: ACTIVE,
     containment_type: ACTIVE_CONTAINMENT,
     duration_ms: 0,
@@ -48,8 +52,12 @@ function emptyRow(key: SummaryKey): SummaryRow {
   };
 }
 
-/** Status of a session no SessionEnded has been read for. */
+/** Status of a session no SessionEnded has been read for (and not idle). */
 export const ACTIVE = 'active';
+/** Status of an open session whose latest activity a SessionIdled saw. */
+export const IDLE = 'idle';
+/** Status once a SessionArchived has been read (terminal). */
+export const ARCHIVED = 'archived';
 /** containmentType while active: nothing has escalated or been abandoned yet. */
 export const ACTIVE_CONTAINMENT = 'contained';
 
@@ -60,6 +68,7 @@ export function unclassifiedContainment(status: string): string {
 }
 
 const later = (a: Date | null, b: Date): Date => (a === null || b.getTime() > a.getTime() ? b : a);
+const earlier = (a: Date | null, b: Date): Date => (a === null || b.getTime() < a.getTime() ? b : a);
 const plusMs = (iso: string, ms: number | undefined): Date => new Date(new Date(iso).getTime() + (ms ?? 0));
 
 /** The start or end a row holds, if any. */
@@ -90,10 +99,18 @@ function applyEvent(row: SummaryRow, event: SessionScopedEvent): void {
       if (!winsAsEnd({ at, eventId }, stampOf(row.ended_at, row.ended_event_id))) return;
       row.ended_event_id = eventId;
       row.ended_at = at;
-      row.status = d.status;
+      row.end_status = d.status;
       row.recorded_containment_type = d.containmentType ?? null;
       return;
     }
+    // Neither is activity: last_activity_at is untouched.
+    case 'SessionIdled':
+      row.idle_activity_at = later(row.idle_activity_at, new Date(event.data.lastActivityAt));
+      row.idled_at = later(row.idled_at, new Date(event.data.idledAt));
+      return;
+    case 'SessionArchived':
+      row.archived_at = earlier(row.archived_at, new Date(event.data.archivedAt));
+      return;
     case 'MessageReceived':
       row.user_messages += 1;
       row.last_activity_at = later(row.last_activity_at, new Date(event.data.receivedAt));
@@ -132,21 +149,45 @@ function applyEvent(row: SummaryRow, event: SessionScopedEvent): void {
   }
 }
 
-/** status, containmentType and the durations, from the merged fields only (so order-free too). */
+/**
+ * The state of a session (spec 000 §3, docs/sessions.md) from the merged fields alone: archived once
+ * archived; else the end's state once ended; else idle while no activity is later than the latest
+ * SessionIdled saw; else active.
+ */
+export function sessionStatus(row: SummaryRow): string {
+  if (row.archived_at !== null) return ARCHIVED;
+  if (row.end_status !== null) return row.end_status;
+  if (isIdle(row)) return IDLE;
+  return ACTIVE;
+}
+
+function isIdle(row: SummaryRow): boolean {
+  return (
+    row.idle_activity_at !== null &&
+    (row.last_activity_at === null || row.idle_activity_at.getTime() >= row.last_activity_at.getTime())
+  );
+}
+
+/**
+ * status, containmentType and the durations, from the merged fields only (so order-free too).
+ * Durations (docs/sessions.md): an ended (or archived) session spans createdAt → endedAt and was
+ * idle lastActivityAt → endedAt; an idle one, as stored, spans createdAt → idledAt and was idle
+ * lastActivityAt → idledAt (the list extends both to the time of reading); an active one spans
+ * createdAt → lastActivityAt and has not been idle.
+ */
 function derive(row: SummaryRow): void {
-  const ended = row.ended_at !== null;
-  if (!ended) row.status = ACTIVE;
-  row.containment_type = ended
-    ? (row.recorded_containment_type ?? unclassifiedContainment(row.status))
+  row.status = sessionStatus(row);
+  const closed = row.end_status !== null || row.archived_at !== null;
+  row.containment_type = closed
+    ? (row.recorded_containment_type ?? unclassifiedContainment(row.end_status ?? row.status))
     : ACTIVE_CONTAINMENT;
   const start = row.created_at?.getTime();
   const lastActivity = row.last_activity_at?.getTime() ?? start;
-  const end = row.ended_at?.getTime() ?? lastActivity;
+  const idleUntil = row.ended_at ?? (row.status === IDLE ? row.idled_at : null);
+  const end = idleUntil?.getTime() ?? lastActivity;
   row.duration_ms = start === undefined || end === undefined ? 0 : Math.max(0, end - start);
   row.idle_duration_ms =
-    row.ended_at === null || lastActivity === undefined
-      ? 0
-      : Math.max(0, row.ended_at.getTime() - lastActivity);
+    idleUntil === null || lastActivity === undefined ? 0 : Math.max(0, idleUntil.getTime() - lastActivity);
 }
 
 export function evolveSummary(

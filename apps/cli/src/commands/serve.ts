@@ -2,7 +2,7 @@ import { createWorker } from '@parley/worker';
 import closeWithGrace from 'close-with-grace';
 import { createApi } from '../apiServices.js';
 import { type DatabaseMode, openSystem } from '../system.js';
-import { workerRecordings } from '../workerServices.js';
+import { workerRecordings, workerSessions } from '../workerServices.js';
 import { type CliContext, printNextSteps } from './context.js';
 
 export interface ServeOptions {
@@ -20,6 +20,7 @@ export interface ServeOptions {
  */
 export async function serve(ctx: CliContext, options: ServeOptions): Promise<void> {
   const { config, logger } = ctx;
+  const sessions = options.worker ? workerSessions({ config }) : undefined;
   const system = await openSystem(config, logger, { database: options.database, migrate: true });
   const worker = options.worker
     ? createWorker({
@@ -30,6 +31,7 @@ export async function serve(ctx: CliContext, options: ServeOptions): Promise<voi
         batchSize: config.PROJECTION_BATCH_SIZE,
         pollIntervalMs: config.LOG_POLL_INTERVAL_MS,
         recordings: workerRecordings(system),
+        ...(sessions ? { sessions } : {}),
       })
     : null;
   const api = options.api ? await createApi(system) : null;

@@ -19,6 +19,8 @@ const requiredFields: { [T in EventType]: readonly string[] } = {
     'startedAt',
   ],
   SessionEnded: ['sessionId', 'projectId', 'status', 'endedAt'],
+  SessionIdled: ['sessionId', 'projectId', 'lastActivityAt', 'idledAt'],
+  SessionArchived: ['sessionId', 'projectId', 'endedAt', 'archivedAt'],
   MessageReceived: ['sessionId', 'projectId', 'messageId', 'text', 'receivedAt'],
   AgentReplied: ['sessionId', 'projectId', 'messageId', 'agentName', 'text', 'repliedAt'],
   TraceEventRecorded: ['sessionId', 'projectId', 'traceId', 'spanId', 'eventType', 'startedAt'],
@@ -109,6 +111,8 @@ describe('wrong shapes', () => {
     rejects('SessionStarted', { sessionId: '' });
     rejects('SessionEnded', { status: 'active' });
     rejects('SessionEnded', { containmentType: 'resolved' });
+    rejects('SessionIdled', { idledAt: '2024-11-21 09:21' });
+    rejects('SessionArchived', { archivedAt: 1732180787530 });
     rejects('TraceEventRecorded', { eventType: 'llm' });
     rejects('TraceEventRecorded', { durationMs: -1 });
     rejects('TraceEventRecorded', { durationMs: 1.5 });

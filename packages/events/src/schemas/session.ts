@@ -80,6 +80,45 @@ export const sessionEnded = defineEvent({
   schema: sessionEndedSchema,
 });
 
+/**
+ * The session went idle (spec 000 §3): no activity for the idle threshold. Appended by the worker's
+ * lifecycle sweep. The session stays idle while nothing later than `lastActivityAt` is recorded;
+ * the next activity (a message, a reply, a trace event, an LLM call) makes it active again, so
+ * there is no "resumed" event. See docs/sessions.md.
+ */
+export const sessionIdledSchema = z.object({
+  ...sessionScope,
+  /** The latest activity the sweep saw: the idle period starts here. */
+  lastActivityAt: timestampSchema,
+  /** When the session became idle: lastActivityAt plus the idle threshold in force. */
+  idledAt: timestampSchema,
+});
+export type SessionIdledData = z.infer<typeof sessionIdledSchema>;
+export const sessionIdled = defineEvent({
+  type: 'SessionIdled',
+  schemaVersion: 1,
+  schema: sessionIdledSchema,
+});
+
+/**
+ * An ended session was archived (spec 000 §3), by the worker's lifecycle sweep once it had been
+ * ended for the archive period. Terminal: the status reads `archived`, the containment type and
+ * end time stay those of the end.
+ */
+export const sessionArchivedSchema = z.object({
+  ...sessionScope,
+  /** The endedAt of the end the sweep archived. */
+  endedAt: timestampSchema,
+  /** endedAt plus the archive period in force. */
+  archivedAt: timestampSchema,
+});
+export type SessionArchivedData = z.infer<typeof sessionArchivedSchema>;
+export const sessionArchived = defineEvent({
+  type: 'SessionArchived',
+  schemaVersion: 1,
+  schema: sessionArchivedSchema,
+});
+
 /** A message from the end user, normalized by the channel adapter (spec 001 §2.1). */
 export const messageReceivedSchema = z.object({
   ...sessionScope,
@@ -102,6 +141,49 @@ export const messageReceived = defineEvent({
   schema: messageReceivedSchema,
 });
 
+/**
+ * ACTION_SET (spec 001 §1): interactive output the channel adapter renders natively where it can
+ * (buttons, select menus, text inputs) and as text elsewhere. Ids are what the channel sends back
+ * in MessageReceived.actionEvent when the user acts on an element.
+ */
+const actionElementId = z.string().min(1).max(100);
+const actionLabel = z.string().min(1).max(200);
+export const actionSetElementSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('button'),
+    id: actionElementId,
+    label: actionLabel,
+    /** What the channel reports back when clicked; the id when absent. */
+    value: z.string().min(1).max(1000).optional(),
+    style: z.enum(['primary', 'secondary', 'danger']).optional(),
+  }),
+  z.object({
+    type: z.literal('select'),
+    id: actionElementId,
+    label: actionLabel,
+    placeholder: z.string().min(1).max(200).optional(),
+    options: z
+      .array(z.object({ label: actionLabel, value: z.string().min(1).max(1000) }))
+      .min(1)
+      .max(100),
+  }),
+  z.object({
+    type: z.literal('text_input'),
+    id: actionElementId,
+    label: actionLabel,
+    placeholder: z.string().min(1).max(200).optional(),
+    multiline: z.boolean().optional(),
+    maxLength: z.int().min(1).max(10_000).optional(),
+  }),
+]);
+export type ActionSetElement = z.infer<typeof actionSetElementSchema>;
+export const actionSetSchema = z.object({
+  /** Text shown with the elements (and alone on text-only channels). */
+  prompt: z.string().max(4000).optional(),
+  elements: z.array(actionSetElementSchema).min(1).max(25),
+});
+export type ActionSet = z.infer<typeof actionSetSchema>;
+
 export const agentRepliedSchema = z.object({
   ...sessionScope,
   messageId: idSchema,
@@ -115,6 +197,8 @@ export const agentRepliedSchema = z.object({
    * Opaque JSON for now; a typed shape would be a new optional field or a new version.
    */
   structuredOutput: jsonObjectSchema.optional(),
+  /** The reply's ACTION_SET (buttons, select menus, text inputs), when the agent offered one. */
+  actionSet: actionSetSchema.optional(),
   /** The agent answered with its fallback (HTTP async `outcome.usedFallback`). */
   usedFallback: z.boolean().optional(),
   /** Provenance for `response_metadata.isLlmGenerated` (spec 001 §4.9). */

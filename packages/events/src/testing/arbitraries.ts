@@ -52,6 +52,49 @@ const environment = fc.constantFrom(...ENVIRONMENTS);
 const channel = fc.string({ minLength: 1, maxLength: 128 });
 
 const sessionScope = { sessionId: id, projectId: id };
+
+const actionId = fc.string({ minLength: 1, maxLength: 100 });
+const actionLabel = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 });
+const actionSetElement = fc.oneof(
+  fc.record(
+    {
+      type: fc.constant('button' as const),
+      id: actionId,
+      label: actionLabel,
+      value: actionId,
+      style: fc.constantFrom('primary' as const, 'secondary' as const, 'danger' as const),
+    },
+    { requiredKeys: ['type', 'id', 'label'] },
+  ),
+  fc.record(
+    {
+      type: fc.constant('select' as const),
+      id: actionId,
+      label: actionLabel,
+      placeholder: actionLabel,
+      options: fc.array(fc.record({ label: actionLabel, value: actionId }), { minLength: 1, maxLength: 5 }),
+    },
+    { requiredKeys: ['type', 'id', 'label', 'options'] },
+  ),
+  fc.record(
+    {
+      type: fc.constant('text_input' as const),
+      id: actionId,
+      label: actionLabel,
+      placeholder: actionLabel,
+      multiline: fc.boolean(),
+      maxLength: fc.integer({ min: 1, max: 10_000 }),
+    },
+    { requiredKeys: ['type', 'id', 'label'] },
+  ),
+);
+const actionSet = fc.record(
+  {
+    prompt: fc.string({ unit: 'grapheme', maxLength: 80 }),
+    elements: fc.array(actionSetElement, { minLength: 1, maxLength: 4 }),
+  },
+  { requiredKeys: ['elements'] },
+);
 const recordingScope = { recordingId: id, sessionId: id, projectId: id };
 
 function llmCallCommon() {
@@ -167,6 +210,8 @@ export const eventDataArbitraries: DataArbitraries = {
     },
     { requiredKeys: ['sessionId', 'projectId', 'status', 'endedAt'] },
   ),
+  SessionIdled: fc.record({ ...sessionScope, lastActivityAt: timestamp, idledAt: timestamp }),
+  SessionArchived: fc.record({ ...sessionScope, endedAt: timestamp, archivedAt: timestamp }),
   MessageReceived: fc.record(
     {
       ...sessionScope,
@@ -188,6 +233,7 @@ export const eventDataArbitraries: DataArbitraries = {
       agentName: shortText,
       text,
       structuredOutput: jsonObject,
+      actionSet,
       usedFallback: fc.boolean(),
       isLlmGenerated: fc.boolean(),
       repliedAt: timestamp,

@@ -36,6 +36,18 @@ export const eventExamples: { readonly [T in EventType]: EventDataInput<T> } = {
     reason: 'user_ended',
     endedAt: '2024-11-21T09:19:47.530Z',
   },
+  SessionIdled: {
+    sessionId,
+    projectId,
+    lastActivityAt: '2024-11-21T09:16:40.002Z',
+    idledAt: '2024-11-21T09:21:40.002Z',
+  },
+  SessionArchived: {
+    sessionId,
+    projectId,
+    endedAt: '2024-11-21T09:19:47.530Z',
+    archivedAt: '2024-12-21T09:19:47.530Z',
+  },
   MessageReceived: {
     sessionId,
     projectId,
@@ -58,6 +70,13 @@ export const eventExamples: { readonly [T in EventType]: EventDataInput<T> } = {
       actions: [
         { kind: 'button', id: 'refund_yes', label: 'Yes, refund it' },
         { kind: 'button', id: 'refund_no', label: 'No, thanks' },
+      ],
+    },
+    actionSet: {
+      prompt: 'Refund the duplicate charge?',
+      elements: [
+        { type: 'button', id: 'refund_yes', label: 'Yes, refund it', style: 'primary' },
+        { type: 'button', id: 'refund_no', label: 'No, thanks' },
       ],
     },
     usedFallback: false,

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Caller } from '../auth/caller.js';
 import type { Principal } from '../auth/principal.js';
 import { type ApiFamily, toErrorReply } from './toErrorReply.js';
 
@@ -11,6 +12,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated API key, set by requireApiKey. */
     principal: Principal | null;
+    /** The authenticated caller (API key or user JWT), set by requireCaller. */
+    caller: Caller | null;
   }
 }
 
@@ -21,6 +24,7 @@ declare module 'fastify' {
  */
 const plugin: FastifyPluginAsync = async (app) => {
   app.decorateRequest('principal', null);
+  app.decorateRequest('caller', null);
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

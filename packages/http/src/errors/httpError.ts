@@ -38,9 +38,21 @@ export class HttpError extends ParleyError {
 /** One fixed message for every 401, so the body never says why the credential failed. */
 export const AUTHENTICATION_MESSAGE = 'Missing or invalid API key';
 
+/** The 401 message of routes that take a user's JWT as well as an API key (requireCaller). */
+export const CREDENTIALS_MESSAGE = 'Missing or invalid credentials';
+
 /** 401 in the authentication envelope: missing, malformed, unknown, expired and revoked look the same. */
-export function authenticationFailed(): HttpError {
-  return new HttpError('UNAUTHORIZED', 401, AUTHENTICATION_MESSAGE, { envelope: 'authentication' });
+export function authenticationFailed(message: string = AUTHENTICATION_MESSAGE): HttpError {
+  return new HttpError('UNAUTHORIZED', 401, message, { envelope: 'authentication' });
+}
+
+/** 403 for a credential of a type the route does not take (an app assertion, a `pk_` key, an SDK token). */
+export function credentialTypeRefused(): HttpError {
+  return new HttpError(
+    'FORBIDDEN',
+    403,
+    'This endpoint accepts a platform API key (plat_…) or a user JWT bearer token',
+  );
 }
 
 export function permissionRequired(permission: string): HttpError {

@@ -34,6 +34,13 @@ const plugin: FastifyPluginAsync<OpenApiOptions> = async (app, options) => {
             description: 'Platform API key (plat_…)',
           },
           bearer: { type: 'http', scheme: 'bearer', description: 'Platform API key (plat_…), not a JWT' },
+          userJwt: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description:
+              "A user's JWT (claims sub, tenant_id, project_ids, scope), where requireCaller takes it",
+          },
         },
       },
     },

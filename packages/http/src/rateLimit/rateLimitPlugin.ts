@@ -15,7 +15,7 @@ export interface TenantRateLimitOptions {
 
 /**
  * Per-tenant request rate limit (spec 000 §8) on every route that has a
- * principal. It adds a preHandler at the END of each route's own preHandlers,
+ * principal or caller (requireApiKey, requireCaller). It adds a preHandler at the END of each route's own preHandlers,
  * so it runs after requireApiKey has set `request.principal`; requests without
  * one (health, refused credentials) are not counted. Register it before the
  * routes it covers.
@@ -30,14 +30,14 @@ const plugin: FastifyPluginAsync<TenantRateLimitOptions> = async (app, options) 
   const windowMs = options.windowMs ?? 1000;
 
   const enforce: preHandlerAsyncHookHandler = async (request, reply) => {
-    const principal = request.principal;
-    if (principal === null) return;
-    const limit = (await options.limitFor?.(principal.tenantId)) ?? options.defaultLimit;
+    const tenantId = request.caller?.tenantId ?? request.principal?.tenantId;
+    if (tenantId === undefined) return;
+    const limit = (await options.limitFor?.(tenantId)) ?? options.defaultLimit;
     let decision: Awaited<ReturnType<RateLimiter['consume']>>;
     try {
-      decision = await options.limiter.consume(`tenant:${principal.tenantId}`, limit, windowMs);
+      decision = await options.limiter.consume(`tenant:${tenantId}`, limit, windowMs);
     } catch (err) {
-      request.log.warn({ err, tenantId: principal.tenantId }, 'rate limiter unavailable; request allowed');
+      request.log.warn({ err, tenantId }, 'rate limiter unavailable; request allowed');
       return;
     }
     setHeaders(reply, decision.remaining, decision.resetAt);

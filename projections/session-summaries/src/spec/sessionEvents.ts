@@ -22,6 +22,10 @@ export function sessionEvents(projectId: string, sessionId: string) {
       }),
     ended: (endedAt: string, extra: Partial<EventDataInput<'SessionEnded'>> = {}) =>
       make('SessionEnded', { ...scope, status: 'completed', endedAt, ...extra }),
+    idled: (lastActivityAt: string, idledAt: string) =>
+      make('SessionIdled', { ...scope, lastActivityAt, idledAt }),
+    archived: (endedAt: string, archivedAt: string) =>
+      make('SessionArchived', { ...scope, endedAt, archivedAt }),
     message: (receivedAt: string) =>
       make('MessageReceived', { ...scope, messageId: randomUUID(), text: 'hello', receivedAt }),
     reply: (repliedAt: string) =>

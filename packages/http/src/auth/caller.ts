@@ -1,0 +1,28 @@
+/**
+ * Who is calling, whatever the credential: a platform API key (bound to one
+ * project) or a user's JWT bearer token (a tenant and the projects it names).
+ * Set on `request.caller` by requireCaller.
+ */
+export interface Caller {
+  kind: 'apiKey' | 'jwt';
+  /** The key id (`key_…`) or the token's `sub`; for logs and audit, never a secret. */
+  subject: string;
+  tenantId: string;
+  /** Projects the caller reaches: one for a key, the token's `project_ids` for a JWT. */
+  projectIds: readonly string[];
+  permissions: readonly string[];
+}
+
+export type VerifyJwtFailureReason = 'malformed' | 'signature' | 'expired' | 'claims' | 'unavailable';
+
+export type VerifyJwtResult =
+  | { ok: true; caller: Omit<Caller, 'kind'> }
+  | { ok: false; reason: VerifyJwtFailureReason };
+
+/** Checks a compact JWS (`eyJ…`); createJwtVerifier is the implementation. */
+export type VerifyJwt = (token: string) => Promise<VerifyJwtResult>;
+
+/** Whether the caller may act on the project; a miss is answered 404 PROJECT_NOT_FOUND. */
+export function callerReaches(caller: Caller, projectId: string): boolean {
+  return caller.projectIds.includes(projectId);
+}

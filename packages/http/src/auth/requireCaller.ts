@@ -1,0 +1,110 @@
+import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { assertNever } from '../assertNever.js';
+import {
+  authenticationFailed,
+  CREDENTIALS_MESSAGE,
+  credentialTypeRefused,
+  HttpError,
+  projectNotFound,
+} from '../errors/httpError.js';
+import { type Caller, callerReaches, type VerifyJwt } from './caller.js';
+import { classifyCredential } from './classifyCredential.js';
+import type { VerifyApiKey } from './principal.js';
+
+export interface RequireCallerOptions {
+  verifyApiKey: VerifyApiKey;
+  /** Unset (no JWT_SECRET nor JWT_JWKS_URL configured): a JWT bearer token is answered 401. */
+  verifyJwt?: VerifyJwt | undefined;
+  /** The permission the route needs (e.g. `chat:write`). */
+  permission: string;
+  /** Path parameter holding the project the caller must reach; null (default) for routes without one. */
+  projectParam?: string | null;
+}
+
+const JWT = /^[\w-]+\.[\w-]+\.[\w-]+$/;
+const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
+
+/**
+ * A preHandler for the platform endpoints that take both credential types of
+ * spec 000 §5 "other endpoints": a platform API key (`x-api-key` or
+ * `Authorization: Bearer plat_…`) or a user's JWT (`Authorization: Bearer
+ * eyJ…`). It sets `request.caller` (and `request.principal` for a key, so the
+ * tenant rate limit counts both). Order of checks, as requireApiKey's: the
+ * credential (401 in the authentication envelope, one body for every reason;
+ * 403 FORBIDDEN for an app assertion, a `pk_` key or an SDK token), the
+ * project binding (404 PROJECT_NOT_FOUND, by comparing ids only), then the
+ * permission (403 PERMISSION_REQUIRED with `required`).
+ */
+export function requireCaller(options: RequireCallerOptions): preHandlerAsyncHookHandler {
+  const projectParam = options.projectParam ?? null;
+
+  return async (request) => {
+    const caller = await authenticate(request, options);
+    if (projectParam !== null) {
+      const projectId = (request.params as Record<string, unknown> | undefined)?.[projectParam];
+      if (typeof projectId !== 'string' || !callerReaches(caller, projectId)) throw projectNotFound();
+    }
+    if (!caller.permissions.includes(options.permission)) {
+      throw new HttpError(
+        'PERMISSION_REQUIRED',
+        403,
+        `This ${caller.kind === 'jwt' ? 'token' : 'API key'} lacks the permission ${options.permission}`,
+        { required: options.permission },
+      );
+    }
+    request.caller = caller;
+  };
+}
+
+async function authenticate(request: FastifyRequest, options: RequireCallerOptions): Promise<Caller> {
+  const jwt = bearerJwt(request.headers);
+  if (jwt !== undefined) {
+    if (options.verifyJwt === undefined) {
+      request.log.info('JWT bearer refused: no JWT_SECRET or JWT_JWKS_URL configured');
+      throw authenticationFailed(CREDENTIALS_MESSAGE);
+    }
+    const verified = await options.verifyJwt(jwt);
+    if (!verified.ok) {
+      request.log.info({ reason: verified.reason }, 'JWT refused');
+      throw authenticationFailed(CREDENTIALS_MESSAGE);
+    }
+    return { kind: 'jwt', ...verified.caller };
+  }
+
+  const credential = classifyCredential(request, { allowBearer: true });
+  switch (credential.kind) {
+    case 'apiKey':
+      break;
+    case 'refused':
+      throw credentialTypeRefused();
+    case 'invalid':
+    case 'missing':
+      throw authenticationFailed(CREDENTIALS_MESSAGE);
+    default:
+      return assertNever(credential);
+  }
+  const verified = await options.verifyApiKey(credential.key);
+  if (!verified.ok) {
+    request.log.info({ reason: verified.reason }, 'API key refused');
+    throw authenticationFailed(CREDENTIALS_MESSAGE);
+  }
+  const { principal } = verified;
+  request.principal = principal;
+  return {
+    kind: 'apiKey',
+    subject: principal.keyId,
+    tenantId: principal.tenantId,
+    projectIds: [principal.projectId],
+    permissions: principal.permissions,
+  };
+}
+
+/** The token of `Authorization: Bearer eyJ…` when it is the request's only credential header. */
+function bearerJwt(headers: FastifyRequest['headers']): string | undefined {
+  const authorization = headers.authorization;
+  if (typeof authorization !== 'string') return undefined;
+  const token = BEARER.exec(authorization.trim())?.[1];
+  if (token === undefined || !JWT.test(token)) return undefined;
+  const others = ['x-api-key', 'auth', 'x-public-key', 'x-sdk-token'].some((h) => headers[h] !== undefined);
+  return others ? undefined : token;
+}

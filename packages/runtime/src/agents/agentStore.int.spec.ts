@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentExistsError, AgentNotFoundError, ProjectNotFoundError } from '../errors.js';
+import { createRuntimeHarness, type RuntimeHarness } from '../spec/harness.js';
+import { DEFAULT_AGENT } from './store.js';
+
+let h: RuntimeHarness;
+beforeAll(async () => {
+  h = await createRuntimeHarness();
+});
+afterAll(() => h?.close());
+
+describe('agent store', () => {
+  it('creates with defaults, reads, updates only the given fields, deletes', async () => {
+    const { projectId } = await h.newProject();
+    const created = await h.agents.create(projectId, { name: 'helper' });
+    expect(created).toMatchObject({
+      projectId,
+      name: 'helper',
+      description: null,
+      provider: 'scripted',
+      model: 'scripted-1',
+      systemPrompt: '',
+      tools: [],
+      guardrails: {},
+      environment: null,
+      deploymentId: null,
+    });
+    const openai = await h.agents.create(projectId, { name: 'gpt', provider: 'openai-compatible' });
+    expect(openai.model).toBe('gpt-4o-mini');
+
+    const updated = await h.agents.update(projectId, 'helper', {
+      description: 'Helps',
+      tools: [{ name: 'weather' }],
+      deploymentId: 'dep_1',
+    });
+    expect(updated).toMatchObject({
+      description: 'Helps',
+      tools: [{ name: 'weather', description: '', parameters: { type: 'object', properties: {} } }],
+      deploymentId: 'dep_1',
+      model: 'scripted-1',
+    });
+    expect(updated.updatedAt.getTime()).toBeGreaterThanOrEqual(created.updatedAt.getTime());
+    const cleared = await h.agents.update(projectId, 'helper', { description: null, deploymentId: null });
+    expect(cleared).toMatchObject({ description: null, deploymentId: null, tools: [{ name: 'weather' }] });
+
+    expect((await h.agents.list(projectId)).map((a) => a.name)).toEqual(['helper', 'gpt']);
+    expect(await h.agents.get(projectId, 'helper')).toEqual(cleared);
+    expect(await h.agents.delete(projectId, 'helper')).toBe(true);
+    expect(await h.agents.delete(projectId, 'helper')).toBe(false);
+    expect(await h.agents.get(projectId, 'helper')).toBeNull();
+  });
+
+  it('refuses duplicates, unknown projects and unknown agents', async () => {
+    const { projectId } = await h.newProject();
+    await h.agents.create(projectId, { name: 'one' });
+    await expect(h.agents.create(projectId, { name: 'one' })).rejects.toBeInstanceOf(AgentExistsError);
+    // Same name in another project is fine.
+    const other = await h.newProject();
+    await expect(h.agents.create(other.projectId, { name: 'one' })).resolves.toMatchObject({ name: 'one' });
+    await expect(h.agents.create('proj_missing', { name: 'x' })).rejects.toBeInstanceOf(ProjectNotFoundError);
+    await expect(h.agents.update(projectId, 'nobody', { model: 'm' })).rejects.toBeInstanceOf(
+      AgentNotFoundError,
+    );
+  });
+
+  it('resolves the named agent, else the oldest, else the built-in default', async () => {
+    const { projectId } = await h.newProject();
+    expect(await h.agents.resolve(projectId)).toMatchObject({ ...DEFAULT_AGENT, projectId });
+    expect(await h.agents.resolve(projectId, 'default')).toMatchObject({
+      name: 'default',
+      provider: 'scripted',
+    });
+    await expect(h.agents.resolve(projectId, 'other')).rejects.toBeInstanceOf(AgentNotFoundError);
+    await h.agents.create(projectId, { name: 'first' });
+    await h.agents.create(projectId, { name: 'second' });
+    expect((await h.agents.resolve(projectId)).name).toBe('first');
+    expect((await h.agents.resolve(projectId, 'second')).name).toBe('second');
+    // Once the project has agents, `default` is only a stored agent's name.
+    await expect(h.agents.resolve(projectId, 'default')).rejects.toBeInstanceOf(AgentNotFoundError);
+  });
+});

@@ -1,0 +1,38 @@
+export { estimateTokens, estimateUsage, ZERO_USAGE } from './estimateUsage.js';
+export {
+  type ChatCompletionAccumulator,
+  createChatCompletionAccumulator,
+} from './openai/chatCompletionAccumulator.js';
+export {
+  createOpenAiCompatibleProvider,
+  type OpenAiCompatibleProviderOptions,
+} from './openai/openAiCompatibleProvider.js';
+export { createSseParser, parseSseStream, type SseEvent, type SseParser } from './openai/sseParser.js';
+export { ProviderNotConfiguredError, UnknownProviderError } from './providerErrors.js';
+export {
+  createProviderRegistry,
+  DEFAULT_OPENAI_BASE_URL,
+  type ProviderRegistryOptions,
+} from './providerRegistry.js';
+export { parseScript, SCRIPT_KEYWORDS, type Script, type ScriptCommand } from './scripted/parseScript.js';
+export { endStatusFor } from './scripted/scriptDirectives.js';
+export {
+  createScriptedProvider,
+  SCRIPTED_MODEL,
+  SCRIPTED_PROVIDER,
+  type ScriptedProviderOptions,
+} from './scripted/scriptedProvider.js';
+export type {
+  FinishReason,
+  LlmError,
+  LlmMessage,
+  LlmProvider,
+  LlmRequest,
+  LlmResponse,
+  LlmRole,
+  LlmUsage,
+  ProviderRegistry,
+  ScriptDirective,
+  ToolCall,
+  ToolDefinition,
+} from './types.js';

@@ -1,0 +1,100 @@
+import type { LlmCallRecordedData, TraceEventRecordedData } from '@parley/events';
+import type { RecordedEvent } from '@parley/eventstore';
+
+/** The `trace_events` row of one TraceEventRecorded (see tracesProjection). */
+export function traceEventRow(trace: TraceEventRecordedData, event: RecordedEvent) {
+  const startedAt = new Date(trace.startedAt);
+  return {
+    project_id: trace.projectId,
+    session_id: trace.sessionId,
+    event_id: event.eventId,
+    // The event's place in its stream: the order of events that started in the same millisecond.
+    seq: Number(event.revision),
+    trace_id: trace.traceId,
+    span_id: trace.spanId,
+    parent_span_id: trace.parentSpanId ?? null,
+    event_type: trace.eventType,
+    name: trace.name ?? null,
+    status: trace.status ?? null,
+    decision_kind: trace.decisionKind ?? null,
+    llm_call_id: trace.llmCallId ?? null,
+    started_at: startedAt,
+    duration_ms: trace.durationMs ?? null,
+    ended_at: trace.durationMs === undefined ? null : new Date(startedAt.getTime() + trace.durationMs),
+    attributes: trace.attributes ?? {},
+  };
+}
+
+/** What the trace APIs say about a prompt without returning it (spec 001 §4.8 "prompt metadata"). */
+export interface PromptMetadata {
+  /** Whether the call's prompt and response were recorded (the project's payload setting). */
+  stored: boolean;
+  /** Messages in the prompt: its length when it is a list, or the length of its `messages` list. */
+  messageCount: number | null;
+  /** Tool definitions offered with the prompt (`tools` list of the prompt object), when given. */
+  toolCount: number | null;
+  /** UTF-8 bytes of the prompt's and the response's JSON. */
+  promptBytes: number | null;
+  responseBytes: number | null;
+}
+
+const listLength = (value: unknown): number | null => (Array.isArray(value) ? value.length : null);
+const field = (value: unknown, key: string): unknown =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
+const bytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+
+export function promptMetadata(payload: LlmCallRecordedData['payload']): PromptMetadata {
+  if (payload === undefined) {
+    return { stored: false, messageCount: null, toolCount: null, promptBytes: null, responseBytes: null };
+  }
+  const { prompt, response } = payload;
+  return {
+    stored: true,
+    messageCount: listLength(prompt) ?? listLength(field(prompt, 'messages')),
+    toolCount: listLength(field(prompt, 'tools')),
+    promptBytes: bytes(prompt),
+    responseBytes: bytes(response),
+  };
+}
+
+/** The `trace_generations` row of one LlmCallRecorded made in a session. */
+export function generationRow(call: LlmCallRecordedData & { sessionId: string }, event: RecordedEvent) {
+  const prompt = promptMetadata(call.payload);
+  return {
+    project_id: call.projectId,
+    session_id: call.sessionId,
+    call_id: call.callId,
+    event_id: event.eventId,
+    trace_id: call.traceId ?? null,
+    span_id: call.spanId ?? null,
+    agent_name: call.agentName,
+    provider: call.provider ?? null,
+    model: call.model ?? null,
+    status: call.status,
+    status_code: call.statusCode,
+    environment: call.environment ?? null,
+    channel: call.channel ?? null,
+    channel_type: call.channelType ?? null,
+    input_tokens: call.usage.inputTokens,
+    cached_tokens: call.usage.cachedTokens,
+    completion_tokens: call.usage.completionTokens,
+    reasoning_tokens: call.usage.reasoningTokens,
+    output_tokens: call.usage.outputTokens,
+    total_tokens: call.usage.totalTokens,
+    latency_ms: call.latencyMs,
+    time_to_first_token_ms: call.timeToFirstTokenMs,
+    streaming_used: call.streamingUsed,
+    cost: call.cost,
+    price_card_version: call.priceCardVersion ?? null,
+    source: call.source,
+    source_subtype: call.sourceSubtype,
+    started_at: new Date(call.startedAt),
+    prompt_stored: prompt.stored,
+    prompt_message_count: prompt.messageCount,
+    prompt_tool_count: prompt.toolCount,
+    prompt_bytes: prompt.promptBytes,
+    response_bytes: prompt.responseBytes,
+  };
+}
