@@ -2,6 +2,7 @@ import { sessionStream } from '@parley/events';
 import { listLedger, llmLedgerProjection } from '@parley/projection-llm-ledger';
 import { createProjectionRunner, type ProjectionRunner } from '@parley/projection-runner';
 import { listSessions, sessionSummariesProjection } from '@parley/projection-session-summaries';
+import { listGenerations, listTraces, tracesProjection } from '@parley/projection-traces';
 import { createSseParser } from '@parley/runtime';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +24,7 @@ beforeAll(async () => {
   runner = createProjectionRunner({
     pool: world.db.pool,
     store: world.store,
-    projections: [sessionSummariesProjection, llmLedgerProjection],
+    projections: [sessionSummariesProjection, llmLedgerProjection, tracesProjection],
     pollIntervalMs: 20,
   });
   await runner.start();
@@ -60,7 +61,7 @@ async function eventually<T>(read: () => Promise<T | undefined>): Promise<T> {
 }
 
 describe('a conversation over chat/stream', () => {
-  it('agrees across the log, the session summary and the LLM ledger', async () => {
+  it('agrees across the log, the session summary, the LLM ledger and the traces', async () => {
     const { projectId, key } = await world.newProject();
     const turns = [await streamTurn(key, { projectId, message: 'Hello, I need help with an order.' })];
     const sessionId = turns[0]!.complete!.sessionId as string;
@@ -136,5 +137,29 @@ describe('a conversation over chat/stream', () => {
     });
     expect(ledger.reduce((sum, g) => sum + g.totalTokens, 0)).toBe(callTokens);
     expect(new Set(ledger.map((g) => g.provider))).toEqual(new Set(['scripted']));
+
+    // The traces (spec 001 §4.8): every trace event of the log, with its span tree, and each call.
+    const traced = await eventually(async () => {
+      const page = await listTraces(world.db.pool, { projectId, sessionId, limit: 1_000, offset: 0 });
+      return page && page.total === traces.length ? page : undefined;
+    });
+    expect(new Set(traced.traces.map((t) => t.spanId))).toEqual(
+      new Set(traces.map((t) => t.data.spanId as string)),
+    );
+    for (const t of traced.traces) {
+      const logged = traces.find((l) => l.data.spanId === t.spanId)!;
+      expect(t).toMatchObject({
+        eventType: logged.data.eventType,
+        parentSpanId: logged.data.parentSpanId ?? null,
+      });
+    }
+    const generations = await listGenerations(world.db.pool, {
+      projectId,
+      sessionIds: [sessionId],
+      limit: 100,
+      offset: 0,
+    });
+    expect(generations.total).toBe(calls.length);
+    expect(generations.generations.reduce((sum, g) => sum + g.totalTokens, 0)).toBe(callTokens);
   });
 });
