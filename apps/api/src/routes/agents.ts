@@ -69,7 +69,7 @@ export const agentsRoutes: FastifyPluginAsync<AgentsRouteOptions> = async (app, 
       permission,
       projectParam: 'projectId',
     });
-  const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
+  const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }, { userJwt: [] }];
   const common = { tags: ['agents'], security };
   const errors = {
     400: errorResponses.standard,

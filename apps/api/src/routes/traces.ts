@@ -72,7 +72,7 @@ export const tracesRoutes: FastifyPluginAsync<TracesRouteOptions> = async (app, 
   });
   const common = {
     tags: ['traces'],
-    security: [{ bearer: [] }, { apiKey: [] }] as Array<Record<string, string[]>>,
+    security: [{ bearer: [] }, { apiKey: [] }, { userJwt: [] }] as Array<Record<string, string[]>>,
     validation: 'document' as const,
     preHandler,
   };
