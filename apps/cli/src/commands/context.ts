@@ -14,6 +14,7 @@ function steps(url: string): string[] {
   const rows: Array<[string, string]> = [
     [`curl ${url}/readyz`, 'is it ready?'],
     ['npx parley seed --sessions 200', 'a demo project, its three API keys and 200 sessions'],
+    ['npx parley chat --project demo', "talk to the demo project's agent (after the seed)"],
     ['npx parley projections status', 'read models and their lag'],
     ['npx parley replay --type SessionStarted', 'the log as JSON lines'],
     ['npx parley --help', 'every command'],
