@@ -1,6 +1,6 @@
 import { type ChatRouteOptions, sessionScopeFromLog } from '@parley/api';
 import { type AuthStore, expandScopes } from '@parley/auth';
-import { createJwtVerifier, sessionLimitsFromConfig, type VerifyJwt } from '@parley/http';
+import { createJwtVerifier, createSdkTokens, sessionLimitsFromConfig, type VerifyJwt } from '@parley/http';
 import { createPriceCards, createProviderRegistry, createRuntime, type Runtime } from '@parley/runtime';
 import type { System } from './system.js';
 
@@ -40,6 +40,11 @@ export function chatServices(
     options: {
       verifyApiKey: (key) => auth.verifyApiKey(key),
       verifyJwt,
+      // SDK session tokens (X-SDK-Token) only with SDK_TOKEN_SECRET; unset: refused (401).
+      verifySdkToken:
+        system.config.SDK_TOKEN_SECRET === undefined
+          ? undefined
+          : createSdkTokens({ secret: system.config.SDK_TOKEN_SECRET }).verify,
       runtime: runtimeOf(system),
       sessionScope: sessionScopeFromLog(system.store),
       limits: limits.limits,

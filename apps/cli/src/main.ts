@@ -15,6 +15,7 @@ import { migrateCommand } from './commands/migrate.js';
 import { projectionsRebuildCommand, projectionsStatusCommand } from './commands/projections.js';
 import { projectsCreateCommand, projectsListCommand } from './commands/projects.js';
 import { replayCommand } from './commands/replay.js';
+import { type SdkTokenFlags, sdkTokensIssueCommand } from './commands/sdkTokens.js';
 import { parseRandomSeed, seedCommand } from './commands/seed.js';
 import { serve } from './commands/serve.js';
 import {
@@ -215,6 +216,25 @@ keys
   .description('revoke a key (takes effect at once)')
   .argument('<keyId>', 'the key id (key_…), from `parley keys list`')
   .action((keyId: string) => keysRevokeCommand(context(2), keyId));
+
+program
+  .command('sdk-tokens')
+  .description(
+    'SDK session tokens (X-SDK-Token) for the conversation endpoints, signed with SDK_TOKEN_SECRET',
+  )
+  .command('issue')
+  .description(
+    "mint a short-lived token for a project's end user and print it (to try chat as a widget would)",
+  )
+  .requiredOption('--project <idOrSlug>', 'the project the token reaches')
+  .option('--sub <id>', 'the end user or visitor id, recorded as channelUserId (default: anon_<uuid>)')
+  .addOption(
+    new Option('--ttl <seconds>', 'lifetime in seconds, at most 86400 (default 900)').argParser(positiveInt),
+  )
+  .option('--channel <id>', 'the SDK channel it is for (claim channel_id)')
+  .option('--origin <origin>', 'the browser origin it is valid from, e.g. https://shop.example')
+  .option('--json', 'print the token, its expiry and its claims as one JSON object')
+  .action((options: SdkTokenFlags) => sdkTokensIssueCommand(context(2), options));
 
 const agentsCmd = program
   .command('agents')

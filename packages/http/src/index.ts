@@ -10,7 +10,19 @@ export { type ClassifyOptions, type Credential, classifyCredential } from './aut
 export { createJwtVerifier, type JwtVerifierOptions } from './auth/jwtVerifier.js';
 export type { Principal, VerifyApiKey, VerifyApiKeyResult, VerifyFailureReason } from './auth/principal.js';
 export { type RequireApiKeyOptions, requireApiKey } from './auth/requireApiKey.js';
-export { type RequireCallerOptions, requireCaller } from './auth/requireCaller.js';
+export { type RequireCallerOptions, requireCaller, SDK_TOKEN_PERMISSIONS } from './auth/requireCaller.js';
+export {
+  createSdkTokens,
+  type IssuedSdkToken,
+  SDK_TOKEN_DEFAULT_TTL_SECONDS,
+  SDK_TOKEN_MAX_TTL_SECONDS,
+  type SdkTokenClaims,
+  type SdkTokens,
+  type SdkTokensOptions,
+  type VerifySdkToken,
+  type VerifySdkTokenFailureReason,
+  type VerifySdkTokenResult,
+} from './auth/sdkTokens.js';
 export { errorHandlerPlugin } from './errors/errorHandlerPlugin.js';
 export {
   AUTHENTICATION_MESSAGE,

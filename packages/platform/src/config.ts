@@ -139,6 +139,13 @@ export const configSchema = z.object({
   SESSION_ARCHIVE_AFTER_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
   /** How often the worker's session lifecycle sweep runs, seconds. */
   SESSION_LIFECYCLE_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(30),
+  /** HS256 secret of SDK session tokens (`X-SDK-Token`, at least 32 characters); never logged. Unset: SDK tokens are refused (401). */
+  SDK_TOKEN_SECRET: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(z.string().min(32, 'SDK_TOKEN_SECRET must be at least 32 characters').optional())
+    .optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

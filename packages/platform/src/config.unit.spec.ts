@@ -51,6 +51,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ CHAT_MAX_CONCURRENT_SESSIONS: '0' })).toThrow(/CHAT_MAX_CONCURRENT_SESSIONS/);
   });
 
+  it('reads SDK_TOKEN_SECRET: empty is unset, shorter than 32 characters is refused', () => {
+    expect(loadConfig({ SDK_TOKEN_SECRET: 's'.repeat(32) }).SDK_TOKEN_SECRET).toBe('s'.repeat(32));
+    expect(loadConfig({ SDK_TOKEN_SECRET: '' }).SDK_TOKEN_SECRET).toBeUndefined();
+    expect(() => loadConfig({ SDK_TOKEN_SECRET: 'too-short' })).toThrow(/SDK_TOKEN_SECRET/);
+  });
+
   it('reads the external services and treats empty values as unset', () => {
     const config = loadConfig({
       DATABASE_URL: 'postgres://u:p@db:5432/parley',

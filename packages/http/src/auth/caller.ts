@@ -1,16 +1,22 @@
 /**
  * Who is calling, whatever the credential: a platform API key (bound to one
- * project) or a user's JWT bearer token (a tenant and the projects it names).
- * Set on `request.caller` by requireCaller.
+ * project), a user's JWT bearer token (a tenant and the projects it names) or,
+ * on the conversation endpoints only, an SDK session token (one project, an
+ * end user). Set on `request.caller` by requireCaller.
  */
 export interface Caller {
-  kind: 'apiKey' | 'jwt';
-  /** The key id (`key_…`) or the token's `sub`; for logs and audit, never a secret. */
+  kind: 'apiKey' | 'jwt' | 'sdkToken';
+  /**
+   * The key id (`key_…`) or the token's `sub` (for an SDK token: the end user or anonymous visitor);
+   * for logs and audit, never a secret.
+   */
   subject: string;
   tenantId: string;
-  /** Projects the caller reaches: one for a key, the token's `project_ids` for a JWT. */
+  /** Projects the caller reaches: one for a key or an SDK token, the token's `project_ids` for a JWT. */
   projectIds: readonly string[];
   permissions: readonly string[];
+  /** SDK token only: the SDK channel it was minted for, when it names one. */
+  channelId?: string | undefined;
 }
 
 export type VerifyJwtFailureReason = 'malformed' | 'signature' | 'expired' | 'claims' | 'unavailable';

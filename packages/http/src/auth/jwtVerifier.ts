@@ -66,6 +66,8 @@ export function createJwtVerifier(options: JwtVerifierOptions): VerifyJwt {
     } catch (error) {
       return { ok: false, reason: failureReason(error) };
     }
+    // An SDK session token (sdkTokens.ts) is never a user JWT, even under a shared secret.
+    if (payload.typ === 'sdk') return { ok: false, reason: 'claims' };
     const claims = claimsSchema.safeParse(payload);
     if (!claims.success) return { ok: false, reason: 'claims' };
     const scopes = claims.data.scope.split(' ').filter((s) => s !== '');

@@ -10,6 +10,7 @@ import {
 import { type Caller, callerReaches, type VerifyJwt } from './caller.js';
 import { classifyCredential } from './classifyCredential.js';
 import type { VerifyApiKey } from './principal.js';
+import type { VerifySdkToken } from './sdkTokens.js';
 
 export interface RequireCallerOptions {
   verifyApiKey: VerifyApiKey;
@@ -19,7 +20,17 @@ export interface RequireCallerOptions {
   permission: string;
   /** Path parameter holding the project the caller must reach; null (default) for routes without one. */
   projectParam?: string | null;
+  /**
+   * True on the conversation endpoints only (spec 001 §5 "other SDK calls"): an `X-SDK-Token` is a
+   * credential of this route, not a refused type. Elsewhere (false, the default) it is 403 FORBIDDEN.
+   */
+  acceptSdkToken?: boolean;
+  /** With acceptSdkToken; unset (no SDK_TOKEN_SECRET configured): an SDK token is answered 401. */
+  verifySdkToken?: VerifySdkToken | undefined;
 }
+
+/** All an SDK token grants: talking to its project's agents. */
+export const SDK_TOKEN_PERMISSIONS: readonly string[] = ['chat:write'];
 
 const JWT = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
@@ -31,7 +42,7 @@ const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
  * eyJ…`). It sets `request.caller` (and `request.principal` for a key, so the
  * tenant rate limit counts both). Order of checks, as requireApiKey's: the
  * credential (401 in the authentication envelope, one body for every reason;
- * 403 FORBIDDEN for an app assertion, a `pk_` key or an SDK token), the
+ * 403 FORBIDDEN for an app assertion, a `pk_` key or, unless `acceptSdkToken`, an SDK token), the
  * project binding (404 PROJECT_NOT_FOUND, by comparing ids only), then the
  * permission (403 PERMISSION_REQUIRED with `required`).
  */
@@ -48,7 +59,7 @@ export function requireCaller(options: RequireCallerOptions): preHandlerAsyncHoo
       throw new HttpError(
         'PERMISSION_REQUIRED',
         403,
-        `This ${caller.kind === 'jwt' ? 'token' : 'API key'} lacks the permission ${options.permission}`,
+        `This ${caller.kind === 'apiKey' ? 'API key' : 'token'} lacks the permission ${options.permission}`,
         { required: options.permission },
       );
     }
@@ -57,6 +68,9 @@ export function requireCaller(options: RequireCallerOptions): preHandlerAsyncHoo
 }
 
 async function authenticate(request: FastifyRequest, options: RequireCallerOptions): Promise<Caller> {
+  if (options.acceptSdkToken === true && request.headers['x-sdk-token'] !== undefined) {
+    return authenticateSdkToken(request, options.verifySdkToken);
+  }
   const jwt = bearerJwt(request.headers);
   if (jwt !== undefined) {
     if (options.verifyJwt === undefined) {
@@ -96,6 +110,46 @@ async function authenticate(request: FastifyRequest, options: RequireCallerOptio
     tenantId: principal.tenantId,
     projectIds: [principal.projectId],
     permissions: principal.permissions,
+  };
+}
+
+/**
+ * An `X-SDK-Token` alone (with another credential header it is ambiguous:
+ * 401). A token minted for a browser origin is refused (403
+ * ORIGIN_NOT_ALLOWED) from another Origin; a request without an Origin header
+ * (not a browser) is not refused for that.
+ */
+async function authenticateSdkToken(
+  request: FastifyRequest,
+  verify: VerifySdkToken | undefined,
+): Promise<Caller> {
+  const { headers } = request;
+  const token = headers['x-sdk-token'];
+  const others = ['x-api-key', 'authorization', 'auth', 'x-public-key'].some((h) => headers[h] !== undefined);
+  if (typeof token !== 'string' || others || !JWT.test(token.trim())) {
+    throw authenticationFailed(CREDENTIALS_MESSAGE);
+  }
+  if (verify === undefined) {
+    request.log.info('SDK token refused: no SDK_TOKEN_SECRET configured');
+    throw authenticationFailed(CREDENTIALS_MESSAGE);
+  }
+  const verified = await verify(token.trim());
+  if (!verified.ok) {
+    request.log.info({ reason: verified.reason }, 'SDK token refused');
+    throw authenticationFailed(CREDENTIALS_MESSAGE);
+  }
+  const { claims } = verified;
+  const origin = headers.origin;
+  if (claims.origin !== undefined && origin !== undefined && origin !== claims.origin) {
+    throw new HttpError('ORIGIN_NOT_ALLOWED', 403, 'This SDK token is not valid from this origin');
+  }
+  return {
+    kind: 'sdkToken',
+    subject: claims.sub,
+    tenantId: claims.tenantId,
+    projectIds: [claims.projectId],
+    permissions: SDK_TOKEN_PERMISSIONS,
+    ...(claims.channelId === undefined ? {} : { channelId: claims.channelId }),
   };
 }
 

@@ -41,6 +41,12 @@ const plugin: FastifyPluginAsync<OpenApiOptions> = async (app, options) => {
             description:
               "A user's JWT (claims sub, tenant_id, project_ids, scope), where requireCaller takes it",
           },
+          sdkToken: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-SDK-Token',
+            description: 'A short-lived SDK session token (JWT, typ sdk), on the conversation endpoints only',
+          },
         },
       },
     },

@@ -1,4 +1,4 @@
-import { addRoute, errorResponses, HttpError, requireCaller, toErrorReply } from '@parley/http';
+import { addRoute, type Caller, errorResponses, HttpError, requireCaller, toErrorReply } from '@parley/http';
 import type { TurnRequest, TurnResult, TurnStreamEvent } from '@parley/runtime';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -34,7 +34,8 @@ const turnErrors = {
 /**
  * The conversation endpoints of spec 001 §4.3: chat/send, chat/stream (SSE),
  * chat/agent and sessions/{sessionId}/end. Callers: a platform API key with
- * `chat.write` or a user JWT granting it (requireCaller). Response bodies, the
+ * `chat.write`, a user JWT granting it, or an SDK session token (`X-SDK-Token`,
+ * its project only, its end user's sessions only) (requireCaller). Response bodies, the
  * SSE events and the error codes are in docs/api.md.
  */
 export const chatRoutes: FastifyPluginAsync<ChatRouteOptions> = async (app, options) => {
@@ -50,9 +51,16 @@ export const chatRoutes: FastifyPluginAsync<ChatRouteOptions> = async (app, opti
   const preHandler = requireCaller({
     verifyApiKey: options.verifyApiKey,
     verifyJwt: options.verifyJwt,
+    acceptSdkToken: true,
+    verifySdkToken: options.verifySdkToken,
     permission: CHAT_PERMISSION,
   });
-  const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }, { userJwt: [] }];
+  const security: Array<Record<string, string[]>> = [
+    { apiKey: [] },
+    { bearer: [] },
+    { userJwt: [] },
+    { sdkToken: [] },
+  ];
 
   /** Resolves the project, admits the message under the limits, runs the turn, settles the limits. */
   async function turn(
@@ -67,7 +75,7 @@ export const chatRoutes: FastifyPluginAsync<ChatRouteOptions> = async (app, opti
     beforeRun?.();
     let result: TurnResult;
     try {
-      result = await run(turnRequest(caller.tenantId, projectId, body));
+      result = await run(turnRequest(caller, projectId, body));
     } catch (err) {
       await admission.fail();
       throw err;
@@ -255,12 +263,14 @@ export const chatRoutes: FastifyPluginAsync<ChatRouteOptions> = async (app, opti
   }
 };
 
-function turnRequest(tenantId: string, projectId: string, body: ChatTurnBody): TurnRequest {
-  const req: TurnRequest = { tenantId, projectId, message: body.message, channel: 'api' };
+function turnRequest(caller: Caller, projectId: string, body: ChatTurnBody): TurnRequest {
+  const req: TurnRequest = { tenantId: caller.tenantId, projectId, message: body.message, channel: 'api' };
   if (body.sessionId !== undefined) req.sessionId = body.sessionId;
   if (body.agentName !== undefined) req.agentName = body.agentName;
   if (body.environment !== undefined) req.environment = body.environment;
   if (body.channelUserId !== undefined) req.channelUserId = body.channelUserId;
+  // An SDK token speaks for its end user: its `sub` is the session's channelUserId, whatever the body says.
+  if (caller.kind === 'sdkToken') req.channelUserId = caller.subject;
   if (body.actionEvent !== undefined) req.actionEvent = body.actionEvent;
   return req;
 }

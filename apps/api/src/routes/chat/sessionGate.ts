@@ -10,12 +10,20 @@ import type { SessionScope } from './options.js';
  * reaches several projects (a user JWT), and a session outside them is "not
  * found", exactly as one that does not exist. The runtime then checks that
  * the session belongs to that project and the project to the caller's tenant.
+ * An SDK token reaches only the sessions its end user (`sub`) started: any
+ * other is "not found" too.
  */
 export async function resolveProject(
   caller: Caller,
   target: { projectId?: string | undefined; sessionId?: string | undefined },
   sessionScope: (sessionId: string) => Promise<SessionScope | null>,
 ): Promise<string> {
+  if (caller.kind === 'sdkToken' && target.sessionId !== undefined) {
+    const scope = await sessionScope(target.sessionId);
+    if (scope === null || scope.channelUserId !== caller.subject) {
+      throw new SessionNotFoundError(target.sessionId);
+    }
+  }
   if (target.projectId !== undefined) {
     if (!callerReaches(caller, target.projectId)) throw projectNotFound();
     return target.projectId;

@@ -14,7 +14,12 @@ export function sessionScopeFromLog(store: Pick<EventStore, 'readStream'>) {
       const projectId = event.data.projectId ?? event.metadata.projectId;
       if (typeof projectId !== 'string') return null;
       const tenantId = event.metadata.tenantId ?? event.data.tenantId;
-      return { projectId, tenantId: typeof tenantId === 'string' ? tenantId : undefined };
+      const channelUserId = event.type === 'SessionStarted' ? event.data.channelUserId : undefined;
+      return {
+        projectId,
+        tenantId: typeof tenantId === 'string' ? tenantId : undefined,
+        ...(typeof channelUserId === 'string' ? { channelUserId } : {}),
+      };
     }
     return null;
   };
