@@ -11,6 +11,12 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { redactingChildLogger } from './requestLogSerializers.js';
 import { type AgentsRouteOptions, agentsRoutes } from './routes/agents.js';
 import { type AnalyticsRouteOptions, analyticsRoutes } from './routes/analytics.js';
+import {
+  type ChannelConnectionsRouteOptions,
+  channelConnectionsRoutes,
+} from './routes/channels/connections.js';
+import { channelManifestRoutes } from './routes/channels/manifest.js';
+import { type ChannelWebhookRouteOptions, channelWebhookRoutes } from './routes/channels/webhooks.js';
 import { type ChatRouteOptions, chatRoutes } from './routes/chat/index.js';
 import { healthRoutes, type ReadinessChecks } from './routes/health.js';
 import { type IngestRouteOptions, ingestRoutes } from './routes/ingest.js';
@@ -39,6 +45,10 @@ export interface AppOptions {
   traces?: TracesRouteOptions;
   /** Agent management (/api/v1/projects/{projectId}/agents); the routes are absent without it. */
   agents?: AgentsRouteOptions;
+  /** The channel manifest (spec 001 §2.2) and channel connections (§4.2); the routes are absent without it. */
+  channelConnections?: ChannelConnectionsRouteOptions;
+  /** The inbound channel webhooks (spec 001 §4.1); the routes are absent without it. */
+  channelWebhooks?: ChannelWebhookRouteOptions;
 }
 
 /**
@@ -73,5 +83,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.chat) await app.register(chatRoutes, options.chat);
   if (options.traces) await app.register(tracesRoutes, options.traces);
   if (options.agents) await app.register(agentsRoutes, options.agents);
+  if (options.channelConnections) {
+    await app.register(channelManifestRoutes);
+    await app.register(channelConnectionsRoutes, options.channelConnections);
+  }
+  if (options.channelWebhooks) await app.register(channelWebhookRoutes, options.channelWebhooks);
   return app;
 }

@@ -1,5 +1,12 @@
 import { buildApp, createPageCache } from '@parley/api';
 import { createAuthStore } from '@parley/auth';
+import {
+  createChannelAdapters,
+  createChannelJobQueue,
+  createConnectionStore,
+  createInboundPipeline,
+  keyringFromConfig,
+} from '@parley/channels';
 import { rateLimitFromConfig } from '@parley/http';
 import { pendingMigrations, ping } from '@parley/platform';
 import { listLedger } from '@parley/projection-llm-ledger';
@@ -33,6 +40,8 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
   const recordings = recordingsServices(system, auth);
   const verifyJwt = jwtVerifierOf(system);
   const chat = chatServices(system, auth, verifyJwt);
+  const channelKeyring = keyringFromConfig(config);
+  const channelConnections = channelKeyring === null ? null : createConnectionStore(pool, channelKeyring);
   const app = await buildApp({
     logger: logger.child({ component: 'api' }),
     readiness: {
@@ -59,6 +68,26 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
     chat: chat.options,
     agents: { verifyApiKey: (key) => auth.verifyApiKey(key), verifyJwt, agents: createAgentStore(pool) },
     traces: { verifyApiKey: (key) => auth.verifyApiKey(key), verifyJwt, reads: createTraceReads(pool) },
+    channelConnections: {
+      verifyApiKey: (key) => auth.verifyApiKey(key),
+      verifyJwt,
+      connections: channelConnections,
+    },
+    // Inbound webhooks need the connections' secrets: absent without CHANNEL_CREDENTIALS_KEY.
+    ...(channelConnections === null
+      ? {}
+      : {
+          channelWebhooks: {
+            pipeline: createInboundPipeline({
+              pool,
+              boss: createChannelJobQueue(pool),
+              adapters: createChannelAdapters(),
+              connections: channelConnections,
+              logger: logger.child({ component: 'channels' }),
+            }),
+            ...(config.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: config.PUBLIC_BASE_URL }),
+          },
+        }),
   });
   return {
     app,

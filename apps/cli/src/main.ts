@@ -8,6 +8,7 @@ import {
   agentsShowCommand,
   agentsUpdateCommand,
 } from './commands/agents.js';
+import { channelsRotateCredentialsCommand } from './commands/channels.js';
 import { type ChatFlags, chatCommand } from './commands/chat.js';
 import type { CliContext } from './commands/context.js';
 import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './commands/keys.js';
@@ -351,6 +352,16 @@ telephonyAccounts
   .description('remove an account: its callbacks are refused (403) from then on')
   .argument('<accountSid>', 'the account SID')
   .action((accountSid: string) => telephonyAccountsRemoveCommand(context(2), accountSid));
+
+program
+  .command('channels')
+  .description('channel connections (docs/channels.md)')
+  .command('rotate-credentials')
+  .description(
+    're-encrypt every connection under CHANNEL_CREDENTIALS_KEY (older keys in CHANNEL_CREDENTIALS_KEYS)',
+  )
+  .option('--json', 'print { reencrypted, currentKeyId, connectionsByKeyId } as one JSON object')
+  .action((options: { json?: boolean }) => channelsRotateCredentialsCommand(context(2), options));
 
 try {
   await program.parseAsync(process.argv);

@@ -1,4 +1,5 @@
 import { authMigrations } from '@parley/auth';
+import { channelInboundMigrations, channelsMigrations } from '@parley/channels';
 import { eventStoreMigrations } from '@parley/eventstore';
 import type { MigrationSet } from '@parley/platform';
 import { eventCountsProjection } from '@parley/projection-event-counts';
@@ -23,6 +24,10 @@ export const migrationSets: readonly MigrationSet[] = [
   telephonyMigrations,
   // After auth: agents belong to projects.
   runtimeMigrations,
+  // After auth: channel connections belong to projects.
+  channelsMigrations,
+  // The inbound pipeline's dedupe and conversation tables (no foreign keys).
+  channelInboundMigrations,
 ];
 
 export const projections: readonly Projection[] = [

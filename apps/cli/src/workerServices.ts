@@ -1,7 +1,9 @@
+import { createChannelAdapters, createConnectionStore, keyringFromConfig } from '@parley/channels';
 import { createMediaStorage } from '@parley/media';
 import { ConfigError } from '@parley/platform';
 import { createTelephonyAccountStore } from '@parley/telephony';
-import type { RecordingsWorkOptions, SessionLifecycleOptions } from '@parley/worker';
+import type { ChannelsWorkOptions, RecordingsWorkOptions, SessionLifecycleOptions } from '@parley/worker';
+import { runtimeOf } from './chatServices.js';
 import type { System } from './system.js';
 
 /** The worker's recording jobs: media storage from the configuration, telephony accounts from the database. */
@@ -31,5 +33,20 @@ export function workerSessions({ config }: Pick<System, 'config'>): SessionLifec
       archiveAfterMs: config.SESSION_ARCHIVE_AFTER_DAYS * 86_400_000,
     },
     sweepIntervalMs: config.SESSION_LIFECYCLE_SWEEP_INTERVAL_SECONDS * 1000,
+  };
+}
+
+/**
+ * The worker's inbound channel jobs (turns and reply delivery); undefined without
+ * CHANNEL_CREDENTIALS_KEY (connections' secrets cannot be read, no channel can be answered).
+ */
+export function workerChannels(system: System): ChannelsWorkOptions | undefined {
+  const keyring = keyringFromConfig(system.config);
+  if (keyring === null) return undefined;
+  const runtime = runtimeOf(system);
+  return {
+    adapters: createChannelAdapters(),
+    connections: createConnectionStore(system.pool, keyring),
+    runTurn: (req) => runtime.runTurn(req),
   };
 }

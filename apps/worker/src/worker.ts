@@ -1,6 +1,7 @@
 import type { EventStore } from '@parley/eventstore';
 import type { Logger, Pool } from '@parley/platform';
 import { createProjectionRunner, type Projection } from '@parley/projection-runner';
+import { type ChannelsWorkOptions, createChannelsWork } from './channels/channelsWork.js';
 import { createRecordingsWork, type RecordingsWorkOptions } from './recordings/recordingsWork.js';
 import { createSessionLifecycleWork, type SessionLifecycleOptions } from './sessions/sessionLifecycleWork.js';
 
@@ -15,6 +16,8 @@ export interface WorkerOptions {
   recordings?: RecordingsWorkOptions;
   /** Session lifecycle sweep (idle, abandoned, archived: docs/sessions.md); off without it. */
   sessions?: SessionLifecycleOptions;
+  /** Inbound channel messages: turns and reply delivery (pg-boss, schema pgboss); off without it. */
+  channels?: ChannelsWorkOptions;
 }
 
 export interface Worker {
@@ -55,14 +58,22 @@ export function createWorker(options: WorkerOptions): Worker {
         options.sessions,
       )
     : null;
+  const channels = options.channels
+    ? createChannelsWork(
+        { pool: options.pool, store: options.store, logger: options.logger },
+        options.channels,
+      )
+    : null;
   return {
     async start() {
       await runner.start();
       await recordings?.start();
       sessions?.start();
+      await channels?.start();
       options.logger.info({ projections: options.projections.map((p) => p.name) }, 'worker started');
     },
     async stop() {
+      await channels?.stop();
       await sessions?.stop();
       await recordings?.stop();
       await runner.stop();

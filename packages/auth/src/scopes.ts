@@ -13,6 +13,8 @@ export const PERMISSIONS = {
   chatWrite: 'chat:write',
   agentRead: 'agent:read',
   agentWrite: 'agent:write',
+  channelConnectionRead: 'channel_connection:read',
+  channelConnectionWrite: 'channel_connection:write',
 } as const;
 
 export type Permission = (typeof PERMISSIONS)[keyof typeof PERMISSIONS];
@@ -31,6 +33,9 @@ export const SCOPES = {
   // Agent management (packages/runtime): agents.write also reads, so a key that edits can list.
   'agents.read': [PERMISSIONS.agentRead],
   'agents.write': [PERMISSIONS.agentRead, PERMISSIONS.agentWrite],
+  // Channel connections (spec 001 §4.2): channels.write also reads, like agents.write.
+  'channels.read': [PERMISSIONS.channelConnectionRead],
+  'channels.write': [PERMISSIONS.channelConnectionRead, PERMISSIONS.channelConnectionWrite],
 } as const satisfies Record<string, readonly Permission[]>;
 
 export type Scope = keyof typeof SCOPES;

@@ -1,1 +1,23 @@
-export {};
+/**
+ * @parley/channels: channel adapters (spec 001 "Adapter interface"), the channel manifest (§2.2)
+ * and channel connections (§2.3, §4.2) with encrypted credentials.
+ */
+export type {
+  ActionEvent,
+  ChannelAdapter,
+  ChannelHttp,
+  ConnectionStatus,
+  InboundRequest,
+  NormalizedMessage,
+  OutgoingMessage,
+  OutgoingReply,
+  ResolvedConnection,
+  SendResult,
+  VerifyTokenLookup,
+} from './adapter.js';
+export * from './adapters/index.js';
+export * from './connections/index.js';
+export * from './crypto/index.js';
+export * from './inbound/index.js';
+export * from './manifest/index.js';
+export { channelsMigrations } from './migrations.js';

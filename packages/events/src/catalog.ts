@@ -1,6 +1,7 @@
 import type { EventInput, KnownEvent, ParsedEvent } from './createCatalog.js';
 import { createCatalog } from './createCatalog.js';
 import { auditRecorded } from './schemas/audit.js';
+import { channelMessageSent, channelSendFailed } from './schemas/channel.js';
 import { llmCallRecorded } from './schemas/llm.js';
 import {
   recordingCompleted,
@@ -43,6 +44,8 @@ export const eventCatalog = createCatalog([
   recordingLegalHoldPlaced,
   recordingLegalHoldLifted,
   auditRecorded,
+  channelMessageSent,
+  channelSendFailed,
 ]);
 
 type Definition = (typeof eventCatalog.definitions)[keyof typeof eventCatalog.definitions];

@@ -22,6 +22,8 @@ describe('the catalog', () => {
       [
         'AgentReplied',
         'AuditRecorded',
+        'ChannelMessageSent',
+        'ChannelSendFailed',
         'LlmCallRecorded',
         'MessageReceived',
         'RecordingCompleted',
@@ -41,7 +43,8 @@ describe('the catalog', () => {
       ].sort(),
     );
     for (const type of eventTypes) {
-      expect(type).toMatch(/^[A-Z][A-Za-z]*ed$/);
+      // Past tense: regular -ed, or an irregular participle (ChannelMessageSent).
+      expect(type).toMatch(/^[A-Z][A-Za-z]*(ed|Sent)$/);
       expect(eventCatalog.definitions[type].type).toBe(type);
     }
   });

@@ -45,6 +45,14 @@ export {
   URL_KINDS,
 } from './schemas/audit.js';
 export {
+  type ChannelMessageSentData,
+  type ChannelSendFailedData,
+  channelMessageSent,
+  channelMessageSentSchema,
+  channelSendFailed,
+  channelSendFailedSchema,
+} from './schemas/channel.js';
+export {
   CONTAINMENT_TYPES,
   type ContainmentType,
   ENVIRONMENTS,

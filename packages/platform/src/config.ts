@@ -11,6 +11,11 @@ const optionalUrl = z
   .pipe(z.url().optional())
   .optional();
 
+/** Base64 (or base64url) of exactly 32 bytes. */
+function isBase64Key(value: string): boolean {
+  return /^[A-Za-z0-9+/_-]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32;
+}
+
 export const configSchema = z.object({
   /** External PostgreSQL. Unset: `parley start` runs the embedded PostgreSQL. */
   DATABASE_URL: optionalUrl,
@@ -145,6 +150,27 @@ export const configSchema = z.object({
     .trim()
     .transform((v) => (v === '' ? undefined : v))
     .pipe(z.string().min(32, 'SDK_TOKEN_SECRET must be at least 32 characters').optional())
+    .optional(),
+  /**
+   * AES-256-GCM key of channel connection credentials: base64 of 32 random bytes
+   * (`openssl rand -base64 32`); never logged. Unset: the channel-connection routes answer 503.
+   */
+  CHANNEL_CREDENTIALS_KEY: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(
+      z.string().refine(isBase64Key, 'CHANNEL_CREDENTIALS_KEY must be base64 of 32 random bytes').optional(),
+    )
+    .optional(),
+  /** Older credential keys, comma-separated base64, still decrypting after a rotation (docs/channels.md). */
+  CHANNEL_CREDENTIALS_KEYS: z
+    .string()
+    .trim()
+    .refine(
+      (v) => v.split(',').every((k) => k.trim() === '' || isBase64Key(k.trim())),
+      'CHANNEL_CREDENTIALS_KEYS must be comma-separated base64 keys of 32 bytes',
+    )
     .optional(),
 });
 

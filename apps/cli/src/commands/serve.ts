@@ -2,7 +2,7 @@ import { createWorker } from '@parley/worker';
 import closeWithGrace from 'close-with-grace';
 import { createApi } from '../apiServices.js';
 import { type DatabaseMode, openSystem } from '../system.js';
-import { workerRecordings, workerSessions } from '../workerServices.js';
+import { workerChannels, workerRecordings, workerSessions } from '../workerServices.js';
 import { type CliContext, printNextSteps } from './context.js';
 
 export interface ServeOptions {
@@ -22,6 +22,7 @@ export async function serve(ctx: CliContext, options: ServeOptions): Promise<voi
   const { config, logger } = ctx;
   const sessions = options.worker ? workerSessions({ config }) : undefined;
   const system = await openSystem(config, logger, { database: options.database, migrate: true });
+  const channels = options.worker ? workerChannels(system) : undefined;
   const worker = options.worker
     ? createWorker({
         pool: system.pool,
@@ -31,6 +32,7 @@ export async function serve(ctx: CliContext, options: ServeOptions): Promise<voi
         batchSize: config.PROJECTION_BATCH_SIZE,
         pollIntervalMs: config.LOG_POLL_INTERVAL_MS,
         recordings: workerRecordings(system),
+        ...(channels ? { channels } : {}),
         ...(sessions ? { sessions } : {}),
       })
     : null;

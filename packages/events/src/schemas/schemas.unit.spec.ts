@@ -57,6 +57,26 @@ const requiredFields: { [T in EventType]: readonly string[] } = {
   RecordingRetentionExpired: ['recordingId', 'sessionId', 'projectId', 'expiredAt'],
   RecordingLegalHoldPlaced: ['recordingId', 'sessionId', 'projectId', 'holdId', 'principal', 'placedAt'],
   RecordingLegalHoldLifted: ['recordingId', 'sessionId', 'projectId', 'holdId', 'principal', 'liftedAt'],
+  ChannelMessageSent: [
+    'sessionId',
+    'projectId',
+    'connectionId',
+    'channelType',
+    'messageId',
+    'attempts',
+    'sentAt',
+  ],
+  ChannelSendFailed: [
+    'sessionId',
+    'projectId',
+    'connectionId',
+    'channelType',
+    'messageId',
+    'attempts',
+    'error',
+    'retryable',
+    'failedAt',
+  ],
   AuditRecorded: ['projectId', 'action', 'principal', 'resource', 'content', 'at'],
 };
 

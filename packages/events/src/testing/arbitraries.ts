@@ -364,6 +364,54 @@ export const eventDataArbitraries: DataArbitraries = {
     { ...recordingScope, holdId: id, principal, reason: shortText, liftedAt: timestamp },
     { requiredKeys: ['recordingId', 'sessionId', 'projectId', 'holdId', 'principal', 'liftedAt'] },
   ),
+  ChannelMessageSent: fc.record(
+    {
+      ...sessionScope,
+      connectionId: id,
+      channelType: channel,
+      messageId: id,
+      attempts: fc.integer({ min: 1, max: 100 }),
+      externalMessageId: id,
+      sentAt: timestamp,
+    },
+    {
+      requiredKeys: [
+        'sessionId',
+        'projectId',
+        'connectionId',
+        'channelType',
+        'messageId',
+        'attempts',
+        'sentAt',
+      ],
+    },
+  ),
+  ChannelSendFailed: fc.record(
+    {
+      ...sessionScope,
+      connectionId: id,
+      channelType: channel,
+      messageId: id,
+      attempts: fc.integer({ min: 1, max: 100 }),
+      error: shortText,
+      status: fc.integer({ min: 100, max: 599 }),
+      retryable: fc.boolean(),
+      failedAt: timestamp,
+    },
+    {
+      requiredKeys: [
+        'sessionId',
+        'projectId',
+        'connectionId',
+        'channelType',
+        'messageId',
+        'attempts',
+        'error',
+        'retryable',
+        'failedAt',
+      ],
+    },
+  ),
   AuditRecorded: fc
     .tuple(
       fc.record(

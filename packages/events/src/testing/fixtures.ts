@@ -238,6 +238,28 @@ export const eventExamples: { readonly [T in EventType]: EventDataInput<T> } = {
     },
     at: '2024-11-21T10:02:11.090Z',
   },
+  ChannelMessageSent: {
+    sessionId,
+    projectId,
+    connectionId: 'chc_01JDQ2Y4M7N8P9Q0R1S2T3V4W5',
+    channelType: 'whatsapp',
+    messageId: 'msg_01JDQ2X1K2L3M4N5P6Q7R8S9T0',
+    attempts: 1,
+    externalMessageId: 'wamid.HBgLMTY1MDM4Nzk0MzkVAgARGBJDQjZCMzlEQUE4OTJBMTE4RTUA',
+    sentAt: '2024-11-21T09:15:09.204Z',
+  },
+  ChannelSendFailed: {
+    sessionId,
+    projectId,
+    connectionId: 'chc_01JDQ2Y4M7N8P9Q0R1S2T3V4W5',
+    channelType: 'whatsapp',
+    messageId: 'msg_01JDQ2X1K2L3M4N5P6Q7R8S9T0',
+    attempts: 6,
+    error: 'HTTP 503',
+    status: 503,
+    retryable: true,
+    failedAt: '2024-11-21T09:31:40.551Z',
+  },
 };
 
 /** LlmCallRecorded as version 1 stored it: flat token counts, latencies in seconds. */

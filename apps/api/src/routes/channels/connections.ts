@@ -1,0 +1,206 @@
+import {
+  type ChannelConnection,
+  type ConnectionStore,
+  connectionInputSchema,
+  connectionPatchSchema,
+} from '@parley/channels';
+import {
+  addRoute,
+  errorResponses,
+  HttpError,
+  requireCaller,
+  type VerifyApiKey,
+  type VerifyJwt,
+} from '@parley/http';
+import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+
+export interface ChannelConnectionsRouteOptions {
+  verifyApiKey: VerifyApiKey;
+  /** Absent: JWT bearer tokens are refused (401). */
+  verifyJwt?: VerifyJwt | undefined;
+  /** Null when CHANNEL_CREDENTIALS_KEY is not configured: the routes answer 503 CHANNELS_NOT_CONFIGURED. */
+  connections: ConnectionStore | null;
+}
+
+const connectionBody = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  projectId: z.string(),
+  channelType: z.string(),
+  externalIdentifier: z.string(),
+  name: z.string().nullable(),
+  agentName: z.string().nullable(),
+  deploymentId: z.string().nullable(),
+  active: z.boolean(),
+  status: z.enum(['active', 'inactive', 'error']),
+  credentialNames: z.array(z.string()).describe('Names of the stored credentials; values are never returned'),
+  settings: z.record(z.string(), z.unknown()),
+  webhookPath: z.string().nullable(),
+  consecutiveFailures: z.int(),
+  lastError: z.object({ message: z.string(), at: z.string() }).nullable(),
+  erroredAt: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+type ConnectionBody = z.infer<typeof connectionBody>;
+
+const toBody = (c: ChannelConnection): ConnectionBody => ({
+  ...c,
+  lastError: c.lastError === null ? null : { message: c.lastError.message, at: c.lastError.at.toISOString() },
+  erroredAt: c.erroredAt?.toISOString() ?? null,
+  createdAt: c.createdAt.toISOString(),
+  updatedAt: c.updatedAt.toISOString(),
+});
+
+const projectParams = z.object({ projectId: z.string().min(1).max(256) });
+const connectionParams = projectParams.extend({ id: z.string().min(1).max(64) });
+const listQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+const one = z.object({ success: z.literal(true), connection: connectionBody });
+const many = z.object({
+  success: z.literal(true),
+  connections: z.array(connectionBody),
+  pagination: z.object({ total: z.int(), limit: z.int(), offset: z.int() }),
+});
+
+const notFound = (id: string) =>
+  new HttpError('CHANNEL_CONNECTION_NOT_FOUND', 404, `channel connection not found: ${id}`);
+
+/**
+ * Channel connections (spec 001 §4.2): `/api/projects/{projectId}/channel-connections`
+ * (docs/api.md "Channel connections", docs/channels.md). Platform API key or user JWT; reading
+ * needs `channel_connection:read` (scope channels.read or channels.write), changing needs
+ * `channel_connection:write` (channels.write). Credentials are write-only: answers list their names.
+ */
+export const channelConnectionsRoutes: FastifyPluginAsync<ChannelConnectionsRouteOptions> = async (
+  app,
+  options,
+) => {
+  const auth = (permission: string) =>
+    requireCaller({
+      verifyApiKey: options.verifyApiKey,
+      verifyJwt: options.verifyJwt,
+      permission,
+      projectParam: 'projectId',
+    });
+  const store = (): ConnectionStore => {
+    if (options.connections === null) {
+      throw new HttpError(
+        'CHANNELS_NOT_CONFIGURED',
+        503,
+        'Channel connections need CHANNEL_CREDENTIALS_KEY (docs/channels.md)',
+      );
+    }
+    return options.connections;
+  };
+  const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }, { userJwt: [] }];
+  const common = { tags: ['channels'], security };
+  const errors = {
+    400: errorResponses.standard,
+    401: errorResponses.authentication,
+    403: errorResponses.standard,
+    404: errorResponses.standard,
+    429: errorResponses.rateLimited,
+    503: errorResponses.standard,
+  };
+  const base = '/api/projects/:projectId/channel-connections';
+
+  addRoute(app, {
+    ...common,
+    method: 'GET',
+    url: base,
+    summary: "List a project's channel connections (oldest first)",
+    operationId: 'listChannelConnections',
+    params: projectParams,
+    querystring: listQuery,
+    response: { 200: many, ...errors },
+    preHandler: auth('channel_connection:read'),
+    handler: async (request, reply) => {
+      const { limit, offset } = request.query;
+      const page = await store().list(request.params.projectId, { limit, offset });
+      reply.header('cache-control', 'no-store');
+      return {
+        success: true as const,
+        connections: page.connections.map(toBody),
+        pagination: { total: page.total, limit, offset },
+      };
+    },
+  });
+
+  addRoute(app, {
+    ...common,
+    method: 'POST',
+    url: base,
+    summary: 'Create a channel connection',
+    description:
+      'The channel type must be connection-eligible in the manifest; `credentials` must hold its `requiredCredentials` ' +
+      'and may hold its `optionalCredentials`. (channelType, externalIdentifier) is unique: 409 CHANNEL_CONNECTION_EXISTS.',
+    operationId: 'createChannelConnection',
+    params: projectParams,
+    body: connectionInputSchema,
+    response: { 201: one, ...errors, 409: errorResponses.standard },
+    preHandler: auth('channel_connection:write'),
+    handler: async (request, reply) => {
+      const connection = await store().create(request.params.projectId, request.body);
+      reply.status(201).header('cache-control', 'no-store');
+      return { success: true as const, connection: toBody(connection) };
+    },
+  });
+
+  addRoute(app, {
+    ...common,
+    method: 'GET',
+    url: `${base}/:id`,
+    summary: 'Show one channel connection',
+    operationId: 'getChannelConnection',
+    params: connectionParams,
+    response: { 200: one, ...errors },
+    preHandler: auth('channel_connection:read'),
+    handler: async (request, reply) => {
+      const connection = await store().get(request.params.projectId, request.params.id);
+      if (connection === null) throw notFound(request.params.id);
+      reply.header('cache-control', 'no-store');
+      return { success: true as const, connection: toBody(connection) };
+    },
+  });
+
+  addRoute(app, {
+    ...common,
+    method: 'PATCH',
+    url: `${base}/:id`,
+    summary: 'Change a channel connection, toggle it active or inactive',
+    description:
+      'Only the fields given change; `null` clears name, agentName, deploymentId. `credentials` merges: a string sets ' +
+      'one, null removes it. `settings` replaces. `active: true` also clears the `error` status.',
+    operationId: 'updateChannelConnection',
+    params: connectionParams,
+    body: connectionPatchSchema,
+    response: { 200: one, ...errors, 409: errorResponses.standard },
+    preHandler: auth('channel_connection:write'),
+    handler: async (request, reply) => {
+      const connection = await store().update(request.params.projectId, request.params.id, request.body);
+      reply.header('cache-control', 'no-store');
+      return { success: true as const, connection: toBody(connection) };
+    },
+  });
+
+  addRoute(app, {
+    ...common,
+    method: 'DELETE',
+    url: `${base}/:id`,
+    summary: 'Delete a channel connection',
+    operationId: 'deleteChannelConnection',
+    params: connectionParams,
+    response: { 204: z.null().describe('Deleted'), ...errors },
+    preHandler: auth('channel_connection:write'),
+    handler: async (request, reply) => {
+      const deleted = await store().delete(request.params.projectId, request.params.id);
+      if (!deleted) throw notFound(request.params.id);
+      reply.status(204);
+      return null;
+    },
+  });
+};

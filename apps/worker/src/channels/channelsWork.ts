@@ -1,0 +1,76 @@
+import {
+  type ChannelQueueOptions,
+  createChannelJobQueue,
+  DEFAULT_CHANNEL_QUEUE_OPTIONS,
+  type InboundWorkerDeps,
+  workChannelQueues,
+} from '@parley/channels';
+import type { EventStore } from '@parley/eventstore';
+import type { Logger, Pool } from '@parley/platform';
+import type PgBoss from 'pg-boss';
+
+export interface ChannelsWorkOptions {
+  /** Adapters by channel type (@parley/channels createChannelAdapters). */
+  adapters: InboundWorkerDeps['adapters'];
+  /** The connection store (@parley/channels createConnectionStore). */
+  connections: InboundWorkerDeps['connections'];
+  /** runtime.runTurn (@parley/runtime). */
+  runTurn: InboundWorkerDeps['runTurn'];
+  /** Retries and expiry of the channel jobs; defaults DEFAULT_CHANNEL_QUEUE_OPTIONS. */
+  queue?: Partial<ChannelQueueOptions>;
+  /** pg-boss polling of the channel queues, in seconds (at least 0.5). */
+  pollingIntervalSeconds?: number;
+  /** Jobs worked at once per queue. */
+  teamSize?: number;
+  /** Platform HTTP (tests: a stand-in). */
+  fetch?: typeof fetch;
+}
+
+export interface ChannelsWork {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The inbound channel worker (spec 001 §4.1 "Processing"): pg-boss on the worker's pool, queues
+ * `channel-inbound` (turns) and `channel-send` (deliveries with retries).
+ */
+export function createChannelsWork(
+  base: { pool: Pool; store: EventStore; logger: Logger },
+  options: ChannelsWorkOptions,
+): ChannelsWork {
+  const logger = base.logger.child({ subsystem: 'channels' });
+  let boss: PgBoss | null = null;
+  return {
+    async start() {
+      boss = createChannelJobQueue(base.pool);
+      boss.on('error', (err) => logger.error({ err }, 'channel job queue error'));
+      await boss.start();
+      await workChannelQueues(
+        boss,
+        {
+          pool: base.pool,
+          store: base.store,
+          adapters: options.adapters,
+          connections: options.connections,
+          runTurn: options.runTurn,
+          logger,
+          ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+        },
+        {
+          ...DEFAULT_CHANNEL_QUEUE_OPTIONS,
+          ...options.queue,
+          ...(options.pollingIntervalSeconds === undefined
+            ? {}
+            : { pollingIntervalSeconds: options.pollingIntervalSeconds }),
+          ...(options.teamSize === undefined ? {} : { teamSize: options.teamSize }),
+        },
+      );
+    },
+    async stop() {
+      // Lets the jobs in flight finish (up to 30 s); an unfinished one is retried after it expires.
+      await boss?.stop({ graceful: true, wait: true, timeout: 30_000 });
+      boss = null;
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import { ParleyError } from '@parley/platform';
+
+export class ConnectionNotFoundError extends ParleyError {
+  constructor(id: string) {
+    super('CHANNEL_CONNECTION_NOT_FOUND', 404, `channel connection not found: ${id}`);
+    this.name = 'ConnectionNotFoundError';
+  }
+}
+
+/** Another connection of the channel type has the external identifier (inbound routing must be unambiguous). */
+export class ConnectionExistsError extends ParleyError {
+  constructor(channelType: string, externalIdentifier: string) {
+    super(
+      'CHANNEL_CONNECTION_EXISTS',
+      409,
+      `a ${channelType} connection with the external identifier ${externalIdentifier} already exists`,
+    );
+    this.name = 'ConnectionExistsError';
+  }
+}
+
+export class UnknownChannelTypeError extends ParleyError {
+  constructor(channelType: string) {
+    super('UNKNOWN_CHANNEL_TYPE', 400, `unknown channel type: ${channelType}`);
+    this.name = 'UnknownChannelTypeError';
+  }
+}
+
+export class ChannelNotConnectableError extends ParleyError {
+  constructor(channelType: string) {
+    super('CHANNEL_TYPE_NOT_CONNECTABLE', 400, `channel type ${channelType} takes no channel connections`);
+    this.name = 'ChannelNotConnectableError';
+  }
+}
+
+/** Missing required credentials or names the channel type does not take. */
+export class InvalidCredentialsError extends ParleyError {
+  constructor(channelType: string, missing: string[], unknown: string[]) {
+    const parts = [
+      ...(missing.length > 0 ? [`missing: ${missing.join(', ')}`] : []),
+      ...(unknown.length > 0 ? [`not taken by ${channelType}: ${unknown.join(', ')}`] : []),
+    ];
+    super('INVALID_CREDENTIALS', 400, `invalid ${channelType} credentials (${parts.join('; ')})`, {
+      details: { missing, unknown },
+    });
+    this.name = 'InvalidCredentialsError';
+  }
+}
+
+export class ProjectNotFoundError extends ParleyError {
+  constructor() {
+    super('PROJECT_NOT_FOUND', 404, 'Project not found');
+    this.name = 'ProjectNotFoundError';
+  }
+}

@@ -1,0 +1,37 @@
+export { deliveryEventId, derivedUuid, inboundJobId, sendJobId } from './ids.js';
+export {
+  CHANNEL_INBOUND_QUEUE,
+  CHANNEL_SEND_QUEUE,
+  type ChannelQueueOptions,
+  createChannelJobQueue,
+  DEFAULT_CHANNEL_QUEUE_OPTIONS,
+  ensureChannelQueues,
+  type InboundJobData,
+  PG_BOSS_SCHEMA,
+  type SendJobData,
+} from './jobs.js';
+export { channelInboundMigrations } from './migrations.js';
+export {
+  createInboundPipeline,
+  type InboundAdapter,
+  type InboundConnectionLookup,
+  type InboundPipeline,
+  type InboundPipelineDeps,
+  InboundQueueUnavailableError,
+  type WebhookCall,
+  type WebhookOutcome,
+  type WebhookRefusal,
+  type WebhookRoute,
+} from './pipeline.js';
+export {
+  type ChannelTurnRequest,
+  type ChannelTurnResult,
+  type DeliveryConnectionLookup,
+  type InboundWorkerDeps,
+  processInboundJob,
+  processSendJob,
+  RetryableSendError,
+  type SendOutcome,
+} from './processor.js';
+export { createChannelAdapters } from './registry.js';
+export { workChannelQueues } from './work.js';

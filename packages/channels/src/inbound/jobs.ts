@@ -1,0 +1,92 @@
+import type { Pool } from '@parley/platform';
+import PgBoss from 'pg-boss';
+import type { NormalizedMessage, OutgoingReply } from '../types.js';
+
+/** pg-boss's tables live in this schema of the Parley database (shared with the worker's other queues). */
+export const PG_BOSS_SCHEMA = 'pgboss';
+/** One normalized inbound message to answer: run the agent's turn, then enqueue the reply's send. */
+export const CHANNEL_INBOUND_QUEUE = 'channel-inbound';
+/** One reply to deliver on the channel, retried with backoff. */
+export const CHANNEL_SEND_QUEUE = 'channel-send';
+
+export interface InboundJobData {
+  connectionId: string;
+  channelType: string;
+  message: NormalizedMessage;
+  /** When the webhook was accepted (ISO 8601). */
+  receivedAt: string;
+}
+
+export interface SendJobData {
+  connectionId: string;
+  channelType: string;
+  tenantId: string;
+  projectId: string;
+  sessionId: string;
+  /** The reply's AgentReplied.messageId: the send's idempotency key. */
+  replyMessageId: string;
+  externalSessionKey: string;
+  /** The inbound message's metadata (chat id, thread ts...), for the adapter to address the reply. */
+  metadata: Record<string, unknown>;
+  reply: OutgoingReply;
+}
+
+export interface ChannelQueueOptions {
+  /** Send attempts after the first (pg-boss retryLimit of the send queue). */
+  sendRetryLimit: number;
+  /** Seconds before the first send retry; doubled each time with jitter (pg-boss retryBackoff). */
+  sendRetryDelaySeconds: number;
+  /** Inbound job retries (a turn that failed before recording its reply, e.g. the database was down). */
+  inboundRetryLimit: number;
+  /** A job still active after this long is taken to be lost (worker died) and retried. */
+  expireInSeconds: number;
+}
+
+export const DEFAULT_CHANNEL_QUEUE_OPTIONS: ChannelQueueOptions = {
+  sendRetryLimit: 5,
+  sendRetryDelaySeconds: 5,
+  inboundRetryLimit: 3,
+  expireInSeconds: 5 * 60,
+};
+
+/**
+ * A pg-boss instance on an existing pool (no second pool), schema `pgboss`. Sending needs no
+ * `start()`; the worker starts its own instance, which creates the schema and the queues.
+ */
+export function createChannelJobQueue(pool: Pool): PgBoss {
+  return new PgBoss({
+    db: { executeSql: (text, values) => pool.query(text, values) },
+    schema: PG_BOSS_SCHEMA,
+  });
+}
+
+async function ensureQueue(boss: PgBoss, name: string, policy: PgBoss.Queue): Promise<void> {
+  if (await boss.getQueue(name)) {
+    await boss.updateQueue(name, policy);
+    return;
+  }
+  try {
+    await boss.createQueue(name, policy);
+  } catch (err) {
+    // Another worker created it at the same moment.
+    if (!(await boss.getQueue(name))) throw err;
+  }
+}
+
+/** Creates (or updates) both channel queues with their retry policies. */
+export async function ensureChannelQueues(boss: PgBoss, options: ChannelQueueOptions): Promise<void> {
+  await ensureQueue(boss, CHANNEL_INBOUND_QUEUE, {
+    name: CHANNEL_INBOUND_QUEUE,
+    retryLimit: options.inboundRetryLimit,
+    retryDelay: 2,
+    retryBackoff: true,
+    expireInSeconds: options.expireInSeconds,
+  });
+  await ensureQueue(boss, CHANNEL_SEND_QUEUE, {
+    name: CHANNEL_SEND_QUEUE,
+    retryLimit: options.sendRetryLimit,
+    retryDelay: options.sendRetryDelaySeconds,
+    retryBackoff: true,
+    expireInSeconds: options.expireInSeconds,
+  });
+}

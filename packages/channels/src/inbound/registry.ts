@@ -1,0 +1,16 @@
+import { createSlackAdapter } from '../adapters/slack/slackAdapter.js';
+import { createTelegramAdapter } from '../adapters/telegram/telegramAdapter.js';
+import { createWhatsAppAdapter } from '../adapters/whatsapp/whatsappAdapter.js';
+import type { InboundAdapter } from './pipeline.js';
+
+/** The adapters this build ships, by channel type: what the inbound routes and the worker use. */
+export function createChannelAdapters(
+  options: { now?: () => Date } = {},
+): ReadonlyMap<string, InboundAdapter> {
+  const adapters: InboundAdapter[] = [
+    createSlackAdapter(options),
+    createTelegramAdapter(options),
+    createWhatsAppAdapter(),
+  ];
+  return new Map(adapters.map((adapter) => [adapter.channelType, adapter]));
+}

@@ -1,0 +1,103 @@
+import type { ActionSet } from '@parley/events';
+
+/**
+ * A normalized inbound message (spec 001 §2.1): what an adapter's parseIncoming gives the inbound
+ * pipeline. JSON-serialisable (it travels in the inbound job payload): `timestamp` is an ISO 8601
+ * string.
+ */
+export interface NormalizedMessage {
+  /** Message id on the external platform; the pipeline deduplicates on (connection, this). */
+  externalMessageId: string;
+  /** Conversation or thread identifier on the platform; maps to one runtime session. */
+  externalSessionKey: string;
+  /** Message text ('' for a pure interactive callback without text). */
+  text: string;
+  /** Channel-specific metadata (chat id, thread ts, sender name...). Never credentials. */
+  metadata: Record<string, unknown>;
+  /** Original message time, ISO 8601. */
+  timestamp: string;
+  /** Interactive callback data (button clicks, menu selections), when the message is one. */
+  actionEvent?: ActionEvent;
+  /** The end user on the platform (runtime TurnRequest.channelUserId). */
+  channelUserId?: string;
+}
+
+/** Interactive callback data: which ACTION_SET element the user acted on and with what value. */
+export interface ActionEvent {
+  /** ACTION_SET element id (button id, select id). */
+  actionId: string;
+  /** Button value (its id when it had none) or the selected option's value. */
+  value: string;
+  /** The element kind as the platform reported it. */
+  type: 'button' | 'select' | 'text_input';
+  [key: string]: unknown;
+}
+
+/** The agent's reply to transform into the channel's native form (spec 001 adapter interface). */
+export interface OutgoingReply {
+  text: string;
+  actionSet?: ActionSet;
+  /** Rich content other than an ACTION_SET (opaque JSON), when the agent produced any. */
+  richContent?: Record<string, unknown>;
+}
+
+/** One message to deliver on the channel. */
+export interface OutgoingMessage {
+  /** Where to send it: the conversation or thread of the inbound message. */
+  externalSessionKey: string;
+  /** The reply as the agent gave it. */
+  reply: OutgoingReply;
+  /** transformOutput's result when the adapter has one (the native payload); else absent. */
+  channelOutput?: unknown;
+  /** The inbound message's metadata (chat id, thread ts, phone number...). */
+  metadata: Record<string, unknown>;
+  /** Idempotency key of this send (the reply message id). */
+  messageId: string;
+}
+
+/** What sendResponse reports. `retryable` false: the failure is permanent, no retry. */
+export type SendResult =
+  | { ok: true; externalMessageId?: string }
+  | { ok: false; retryable: boolean; error: string; status?: number };
+
+/**
+ * Injectable HTTP for platform calls: `fetch` (tests pass one pointing at a local stand-in) and the
+ * platform API base URL to use (the connection's `apiBaseUrl` setting when set, else the adapter's
+ * default, e.g. https://graph.facebook.com/v21.0).
+ */
+export interface ChannelHttp {
+  fetch: typeof fetch;
+  /** Base URL override for the platform API; adapters use their default when undefined. */
+  apiBaseUrl?: string;
+}
+
+export type ConnectionStatus = 'active' | 'inactive' | 'error';
+
+/**
+ * A channel connection with its credentials decrypted: what adapters and the inbound pipeline get.
+ * Never returned by the API, never logged.
+ */
+export interface ResolvedConnection {
+  id: string;
+  tenantId: string;
+  projectId: string;
+  channelType: string;
+  /** Routing key for inbound messages (spec 001 §4.1 identifier shapes). */
+  externalIdentifier: string;
+  /** Agent binding: the agent new sessions start with; null: the project's default agent. */
+  agentName: string | null;
+  /** Deployment; null: the latest. */
+  deploymentId: string | null;
+  active: boolean;
+  status: ConnectionStatus;
+  /** Decrypted channel credentials (bot token, signing secret, app secret...). */
+  credentials: Record<string, string>;
+  /** Non-secret settings (apiBaseUrl, displayName, email settings without the password...). */
+  settings: Record<string, unknown>;
+}
+
+/**
+ * Hashed verify-token lookup for GET challenges (spec 001 §4.1): the active connection of the
+ * channel type whose stored verify token hash matches the SHA-256 of `token`, or null.
+ */
+export type VerifyTokenLookup = (channelType: string, token: string) => Promise<ResolvedConnection | null>;

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { defineEvent } from '../defineEvent.js';
+import { countSchema, idSchema, timestampSchema } from './common.js';
+
+/**
+ * Delivery of agent replies on a channel connection (spec 001 §4.1 "Processing"): appended by the
+ * inbound worker to the stream `session-<sessionId>` of the conversation, after AgentReplied. No
+ * event holds credentials, platform tokens or the request sent.
+ */
+
+const deliveryScope = {
+  sessionId: idSchema,
+  projectId: idSchema,
+  /** The channel connection the reply went out on. */
+  connectionId: idSchema,
+  channelType: z.string().min(1).max(128),
+  /** The reply (AgentReplied.messageId). */
+  messageId: idSchema,
+  /** Attempts made, this one included. */
+  attempts: z.int().min(1),
+};
+
+export const channelMessageSentSchema = z.object({
+  ...deliveryScope,
+  /** The message id the platform gave the sent message, when it gives one. */
+  externalMessageId: z.string().min(1).max(512).optional(),
+  sentAt: timestampSchema,
+});
+export type ChannelMessageSentData = z.infer<typeof channelMessageSentSchema>;
+export const channelMessageSent = defineEvent({
+  type: 'ChannelMessageSent',
+  schemaVersion: 1,
+  schema: channelMessageSentSchema,
+});
+
+/** The reply could not be delivered: a permanent refusal, or the last retry failed. */
+export const channelSendFailedSchema = z.object({
+  ...deliveryScope,
+  /** A short description of the last failure (platform error code or HTTP status); never a secret. */
+  error: z.string().min(1).max(1000),
+  /** The platform's HTTP status of the last attempt, when there was a response. */
+  status: countSchema.optional(),
+  /** False when the platform refused for good (no retry was worth making). */
+  retryable: z.boolean(),
+  failedAt: timestampSchema,
+});
+export type ChannelSendFailedData = z.infer<typeof channelSendFailedSchema>;
+export const channelSendFailed = defineEvent({
+  type: 'ChannelSendFailed',
+  schemaVersion: 1,
+  schema: channelSendFailedSchema,
+});
