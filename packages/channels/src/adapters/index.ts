@@ -1,4 +1,27 @@
 export {
+  createInstagramAdapter,
+  INSTAGRAM_API_BASE_URL,
+  INSTAGRAM_CHANNEL_TYPE,
+  INSTAGRAM_CREDENTIALS,
+  type InstagramAdapter,
+} from './instagram/instagramAdapter.js';
+export { instagramAccountId, parseInstagramPayload } from './instagram/instagramPayload.js';
+export {
+  INSTAGRAM_LIMITS,
+  type InstagramOutput,
+  splitTextBytes,
+  toInstagramOutput,
+} from './instagram/instagramTransform.js';
+export {
+  createMessengerAdapter,
+  MESSENGER_API_BASE_URL,
+  MESSENGER_CHANNEL_TYPE,
+  MESSENGER_CREDENTIALS,
+  type MessengerAdapter,
+} from './messenger/messengerAdapter.js';
+export { metaEntryId, parseMessengerPayload, parseMetaMessaging } from './messenger/messengerPayload.js';
+export { MESSENGER_LIMITS, type MessengerOutput, toMessengerOutput } from './messenger/messengerTransform.js';
+export {
   createSlackAdapter,
   SLACK_API_BASE_URL,
   SLACK_CHANNEL_TYPE,
@@ -10,6 +33,17 @@ export {
 } from './slack/slackAdapter.js';
 export { parseSlackBody, slackBody, slackConnectionIdentifier } from './slack/slackPayload.js';
 export { markdownToMrkdwn, SLACK_LIMITS, type SlackOutput, toSlackOutput } from './slack/slackTransform.js';
+export {
+  createSmsAdapter,
+  SMS_API_BASE_URL,
+  SMS_CHANNEL_TYPE,
+  SMS_CREDENTIALS,
+  type SmsAdapter,
+  type SmsAdapterOptions,
+  verifySmsSignature,
+} from './sms/smsAdapter.js';
+export { parseSmsWebhook, smsParams, smsToNumber } from './sms/smsPayload.js';
+export { actionSetAsText, SMS_LIMITS, type SmsOutput, toSmsOutput } from './sms/smsTransform.js';
 export {
   createTelegramAdapter,
   generateTelegramSecretToken,

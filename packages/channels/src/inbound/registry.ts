@@ -1,4 +1,7 @@
+import { createInstagramAdapter } from '../adapters/instagram/instagramAdapter.js';
+import { createMessengerAdapter } from '../adapters/messenger/messengerAdapter.js';
 import { createSlackAdapter } from '../adapters/slack/slackAdapter.js';
+import { createSmsAdapter } from '../adapters/sms/smsAdapter.js';
 import { createTelegramAdapter } from '../adapters/telegram/telegramAdapter.js';
 import { createWhatsAppAdapter } from '../adapters/whatsapp/whatsappAdapter.js';
 import type { InboundAdapter } from './pipeline.js';
@@ -8,7 +11,10 @@ export function createChannelAdapters(
   options: { now?: () => Date } = {},
 ): ReadonlyMap<string, InboundAdapter> {
   const adapters: InboundAdapter[] = [
+    createInstagramAdapter(),
+    createMessengerAdapter(),
     createSlackAdapter(options),
+    createSmsAdapter(options),
     createTelegramAdapter(options),
     createWhatsAppAdapter(),
   ];

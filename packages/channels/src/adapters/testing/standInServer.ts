@@ -16,7 +16,7 @@ export interface StandInReply {
 }
 
 /**
- * A local HTTP server standing in for a platform API: records every request (JSON bodies parsed)
+ * A local HTTP server standing in for a platform API: records every request (JSON and form bodies parsed)
  * and answers with `reply(request)`.
  */
 export const startStandIn = async (reply: (request: RecordedRequest) => StandInReply) => {
@@ -30,7 +30,12 @@ export const startStandIn = async (reply: (request: RecordedRequest) => StandInR
         method: req.method ?? '',
         path: req.url ?? '',
         headers: req.headers,
-        body: raw === '' ? undefined : (JSON.parse(raw) as unknown),
+        body:
+          raw === ''
+            ? undefined
+            : (req.headers['content-type'] ?? '').includes('application/x-www-form-urlencoded')
+              ? Object.fromEntries(new URLSearchParams(raw))
+              : (JSON.parse(raw) as unknown),
       };
       requests.push(recorded);
       const answer = reply(recorded);

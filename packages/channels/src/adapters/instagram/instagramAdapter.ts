@@ -1,0 +1,81 @@
+import type { ChannelAdapter, InboundRequest } from '../../adapter.js';
+import type { ChannelHttp, OutgoingMessage } from '../../types.js';
+import {
+  metaChallenge,
+  sendMetaMessages,
+  sendMetaTyping,
+  verifyMetaRequest,
+} from '../messenger/messengerAdapter.js';
+import { isRecord, jsonBody } from '../shared.js';
+import { instagramAccountId, parseInstagramPayload } from './instagramPayload.js';
+import { type InstagramOutput, toInstagramOutput } from './instagramTransform.js';
+
+export const INSTAGRAM_CHANNEL_TYPE = 'instagram';
+export const INSTAGRAM_API_BASE_URL = 'https://graph.facebook.com/v26.0';
+/** Connection credentials: access token (Page or Instagram user token), Meta app secret, verify token. */
+export const INSTAGRAM_CREDENTIALS = ['accessToken', 'appSecret', 'verifyToken'] as const;
+
+const isInstagramOutput = (value: unknown): value is InstagramOutput =>
+  isRecord(value) && Array.isArray(value.messages);
+
+export interface InstagramAdapter extends ChannelAdapter {
+  /** The connection identifier (Instagram account id) of a webhook body, for the generic route. */
+  connectionIdentifier(req: InboundRequest): string | null;
+}
+
+/**
+ * Instagram messaging (Meta) adapter. Connection identifier: the Instagram professional account id
+ * (`entry[].id`). Session key: the user's Instagram-scoped id (IGSID). Sends to `/me/messages`: the
+ * token names the account, with a Page token (graph.facebook.com) or an Instagram user token
+ * (graph.instagram.com, set as the connection's `apiBaseUrl`).
+ */
+export const createInstagramAdapter = (): InstagramAdapter => {
+  const endpoint = (http: ChannelHttp) => `${http.apiBaseUrl ?? INSTAGRAM_API_BASE_URL}/me/messages`;
+
+  return {
+    channelType: INSTAGRAM_CHANNEL_TYPE,
+
+    verifyRequest(req, connection) {
+      return verifyMetaRequest(req, connection);
+    },
+
+    parseIncoming(req, connection) {
+      return parseInstagramPayload(jsonBody(req.body, req.rawBody), connection.externalIdentifier);
+    },
+
+    connectionIdentifier(req) {
+      return instagramAccountId(jsonBody(req.body, req.rawBody));
+    },
+
+    transformOutput(reply) {
+      return toInstagramOutput(reply);
+    },
+
+    async sendResponse(message: OutgoingMessage, connection, http) {
+      const output = isInstagramOutput(message.channelOutput)
+        ? message.channelOutput
+        : toInstagramOutput(message.reply);
+      return sendMetaMessages(
+        INSTAGRAM_CHANNEL_TYPE,
+        http.fetch,
+        endpoint(http),
+        connection.credentials.accessToken ?? '',
+        message.externalSessionKey,
+        output.messages,
+      );
+    },
+
+    async sendTypingIndicator(connection, externalSessionKey, _metadata, http) {
+      await sendMetaTyping(
+        http.fetch,
+        endpoint(http),
+        connection.credentials.accessToken ?? '',
+        externalSessionKey,
+      );
+    },
+
+    challenge(req, lookup) {
+      return metaChallenge(INSTAGRAM_CHANNEL_TYPE, req, lookup);
+    },
+  };
+};

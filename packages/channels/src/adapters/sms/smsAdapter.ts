@@ -1,0 +1,133 @@
+import { verifyRequestSignature } from '@parley/telephony';
+import type { ChannelAdapter, InboundRequest } from '../../adapter.js';
+import type { OutgoingMessage, ResolvedConnection, SendResult } from '../../types.js';
+import { headerValue, isRecord, isRetryableStatus, type PlatformResponse, str } from '../shared.js';
+import { parseSmsWebhook, smsParams, smsToNumber } from './smsPayload.js';
+import { type SmsOutput, toSmsOutput } from './smsTransform.js';
+
+export const SMS_CHANNEL_TYPE = 'sms';
+export const SMS_API_BASE_URL = 'https://api.twilio.com';
+/** Connection credentials: the provider account SID and its auth token. */
+export const SMS_CREDENTIALS = ['accountSid', 'authToken'] as const;
+
+/**
+ * The provider's request signature (`X-Twilio-Signature`: base64 HMAC-SHA1 of the full webhook URL
+ * and the sorted form parameters, keyed with the auth token), checked with @parley/telephony.
+ * False, never a throw, for a missing token, header or malformed request.
+ */
+export const verifySmsSignature = (req: InboundRequest, authToken: string): boolean => {
+  if (authToken === '') return false;
+  try {
+    return verifyRequestSignature({
+      authToken,
+      url: req.url,
+      params: smsParams(req.body, req.rawBody),
+      signature: headerValue(req.headers, 'x-twilio-signature'),
+    });
+  } catch {
+    return false;
+  }
+};
+
+/** POSTs a form with basic auth; a network failure is reported as status 0 rather than thrown. */
+const postForm = async (
+  fetchFn: typeof fetch,
+  url: string,
+  form: Record<string, string>,
+  authorization: string,
+): Promise<PlatformResponse> => {
+  try {
+    const response = await fetchFn(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization },
+      body: new URLSearchParams(form).toString(),
+    });
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : (JSON.parse(text) as unknown);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, json, retryAfter: response.headers.get('retry-after') ?? undefined };
+  } catch {
+    return { status: 0, json: undefined, retryAfter: undefined };
+  }
+};
+
+const toSendFailure = (response: PlatformResponse): SendResult => {
+  const json = isRecord(response.json) ? response.json : {};
+  const code = typeof json.code === 'number' ? json.code : undefined;
+  return {
+    ok: false,
+    retryable: isRetryableStatus(response.status) || code === 20429,
+    error: `sms ${response.status}${code === undefined ? '' : ` code ${code}`}: ${str(json.message) ?? 'request failed'}`,
+    ...(response.status === 0 ? {} : { status: response.status }),
+  };
+};
+
+const isSmsOutput = (value: unknown): value is SmsOutput => isRecord(value) && Array.isArray(value.bodies);
+
+export interface SmsAdapterOptions {
+  /** The clock for inbound message times (the provider sends none). */
+  now?: () => Date;
+}
+
+export interface SmsAdapter extends ChannelAdapter {
+  /** The connection identifier (the provider number, `To`) of a webhook, for the generic route. */
+  connectionIdentifier(req: InboundRequest): string | null;
+}
+
+/**
+ * SMS over the Twilio-style telephony provider. Connection identifier: the provider phone number
+ * (E.164, the webhook's `To`). Session key: the sender's number. Replies go from the connection's
+ * number with the Messages API.
+ */
+export const createSmsAdapter = (options: SmsAdapterOptions = {}): SmsAdapter => {
+  const now = options.now ?? (() => new Date());
+  const endpoint = (connection: ResolvedConnection, apiBaseUrl: string | undefined) =>
+    `${apiBaseUrl ?? SMS_API_BASE_URL}/2010-04-01/Accounts/${encodeURIComponent(connection.credentials.accountSid ?? '')}/Messages.json`;
+  const auth = (connection: ResolvedConnection) =>
+    `Basic ${Buffer.from(`${connection.credentials.accountSid ?? ''}:${connection.credentials.authToken ?? ''}`).toString('base64')}`;
+
+  return {
+    channelType: SMS_CHANNEL_TYPE,
+
+    verifyRequest(req, connection) {
+      return verifySmsSignature(req, connection.credentials.authToken ?? '');
+    },
+
+    parseIncoming(req, connection) {
+      const accountSid = connection.credentials.accountSid;
+      return parseSmsWebhook(smsParams(req.body, req.rawBody), {
+        onlyNumber: connection.externalIdentifier,
+        ...(accountSid === undefined ? {} : { accountSid }),
+        now: now(),
+      });
+    },
+
+    connectionIdentifier(req) {
+      return smsToNumber(smsParams(req.body, req.rawBody));
+    },
+
+    transformOutput(reply) {
+      return toSmsOutput(reply);
+    },
+
+    async sendResponse(message: OutgoingMessage, connection, http) {
+      const output = isSmsOutput(message.channelOutput) ? message.channelOutput : toSmsOutput(message.reply);
+      let lastSid: string | undefined;
+      for (const body of output.bodies) {
+        const response = await postForm(
+          http.fetch,
+          endpoint(connection, http.apiBaseUrl),
+          { To: message.externalSessionKey, From: connection.externalIdentifier, Body: body },
+          auth(connection),
+        );
+        if (response.status < 200 || response.status >= 300) return toSendFailure(response);
+        lastSid = (isRecord(response.json) ? str(response.json.sid) : undefined) ?? lastSid;
+      }
+      return lastSid === undefined ? { ok: true } : { ok: true, externalMessageId: lastSid };
+    },
+  };
+};
