@@ -1,34 +1,16 @@
+import { connectTestRedis } from '@parley/platform/testing/redis';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { hashMediaToken } from './mediaTokenStore.js';
 import { mediaTokenStoreContract } from './mediaTokenStoreContract.js';
 import { createRedisMediaTokenStore } from './redisMediaTokenStore.js';
 
-// Never mocked: a real Redis at REDIS_URL. Without one the suite is skipped
-// loudly on a workstation and fails in CI.
-const url = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
-const redis = new Redis(url, {
-  lazyConnect: true,
-  connectTimeout: 1_000,
-  maxRetriesPerRequest: 1,
-  retryStrategy: () => null,
-});
-const available = await redis
-  .connect()
-  .then(() => redis.ping())
-  .then(() => true)
-  .catch((err: unknown) => {
-    if (process.env.CI === 'true')
-      throw new Error(`Redis at ${url} does not answer (CI=true): ${String(err)}`);
-    console.warn(
-      `\n!!! SKIPPING Redis media-token tests: Redis at ${url} does not answer (${String(err)}) !!!\n`,
-    );
-    return false;
-  });
+// Never mocked: a real Redis at REDIS_URL (connectTestRedis skips loudly without one, fails in CI).
+const connected = await connectTestRedis('Redis media-token tests');
+afterAll(() => connected?.redis.disconnect());
 
-afterAll(() => redis.disconnect());
-
-if (available) {
+if (connected) {
+  const { redis, url } = connected;
   const prefix = `parley:test:${process.pid}:media-token:`;
   afterAll(async () => {
     const keys = await redis.keys(`${prefix}*`);
