@@ -1,69 +1,9 @@
 import { upcast } from '@parley/events';
-import {
-  comparePositions,
-  createPostgresEventStore,
-  type EventStore,
-  type EventToAppend,
-  eventStoreMigrations,
-  type Position,
-  START,
-} from '@parley/eventstore';
-import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
-import {
-  createProjectionRunner,
-  type ProjectionRunner,
-  projectionRunnerMigrations,
-  projectionStatus,
-} from '@parley/projection-runner';
+import { createProjectionHarness, type ProjectionHarness } from '@parley/projection-runner/testing';
 import { recordingsProjection } from '../recordingsProjection.js';
 
 /** A fresh database with the log, the registry and a running recordings projection. */
-export interface Harness {
-  db: TestDatabase;
-  store: EventStore;
-  runner: ProjectionRunner;
-  /** Appends to a stream and notes the position for caughtUp. */
-  append(stream: string, events: readonly EventToAppend[]): Promise<void>;
-  /** Waits until the projection has applied everything appended so far through `append`. */
-  caughtUp(): Promise<void>;
-  close(): Promise<void>;
-}
+export type Harness = ProjectionHarness;
 
-export async function createHarness(options: { batchSize?: number } = {}): Promise<Harness> {
-  const db = await createTestDatabase([eventStoreMigrations, projectionRunnerMigrations]);
-  const store = createPostgresEventStore({ pool: db.pool, connectionString: db.url, upcast });
-  const runner = createProjectionRunner({
-    pool: db.pool,
-    store,
-    projections: [recordingsProjection],
-    pollIntervalMs: 20,
-    ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
-  });
-  await runner.start();
-  let last: Position = START;
-  return {
-    db,
-    store,
-    runner,
-    async append(stream, events) {
-      const { position } = await store.append(stream, [...events]);
-      if (comparePositions(position, last) > 0) last = position;
-    },
-    async caughtUp() {
-      const deadline = Date.now() + 20_000;
-      while (Date.now() < deadline) {
-        const [status] = await projectionStatus(db.pool, store, [recordingsProjection]);
-        const live = status?.generations.find((g) => g.generation === status.liveGeneration);
-        if (status?.state === 'failed') throw new Error(`recordings failed: ${JSON.stringify(status)}`);
-        if (live && comparePositions(live.checkpoint, last) >= 0) return;
-        await new Promise((r) => setTimeout(r, 20));
-      }
-      throw new Error('recordings did not catch up');
-    },
-    async close() {
-      await runner.stop();
-      await store.close();
-      await db.close();
-    },
-  };
-}
+export const createHarness = (options: { batchSize?: number } = {}): Promise<Harness> =>
+  createProjectionHarness({ projection: recordingsProjection, upcast, ...options });
