@@ -20,6 +20,11 @@ export interface NormalizedMessage {
   actionEvent?: ActionEvent;
   /** The end user on the platform (runtime TurnRequest.channelUserId). */
   channelUserId?: string;
+  /**
+   * Turn-scoped metadata the sender attached (A2A `message.metadata.messageMetadata`), validated
+   * with @parley/runtime's messageMetadataSchema: the agent reads it during this turn only.
+   */
+  messageMetadata?: Record<string, unknown>;
 }
 
 /** Interactive callback data: which ACTION_SET element the user acted on and with what value. */

@@ -57,6 +57,7 @@ export {
   type ContainmentType,
   ENVIRONMENTS,
   type Environment,
+  jsonObjectSchema,
   PRINCIPAL_KINDS,
   type Principal,
   SESSION_END_STATES,
@@ -64,6 +65,7 @@ export {
   type SessionState,
   TRACE_EVENT_TYPES,
   type TraceEventType,
+  timestampSchema,
 } from './schemas/common.js';
 export {
   completeUsage,

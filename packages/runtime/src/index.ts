@@ -21,6 +21,12 @@ export {
   DEFAULT_MODELS,
 } from './agents/index.js';
 export {
+  MESSAGE_METADATA_LIMITS,
+  type MessageMetadata,
+  messageMetadataSchema,
+  renderPrompt,
+} from './engine/messageMetadata.js';
+export {
   createRuntime,
   DEFAULT_BLOCKED_REPLY,
   FALLBACK_REPLY,

@@ -73,6 +73,15 @@ export class InboundQueueUnavailableError extends Error {
 
 export interface InboundPipeline {
   handle(call: WebhookCall): Promise<WebhookOutcome>;
+  /**
+   * Step 6 alone, for ingress that is not an HTTP webhook (SMTP, the A2A API): the caller has
+   * resolved an active connection and verified and normalized the messages; each is enqueued with
+   * its idempotency key, duplicates counted, exactly as for a webhook.
+   */
+  deliver(
+    connection: ResolvedConnection,
+    messages: readonly NormalizedMessage[],
+  ): Promise<{ accepted: number; duplicates: number }>;
 }
 
 function adapterFor(
@@ -149,6 +158,16 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
     }
   }
 
+  async function deliver(connection: ResolvedConnection, messages: readonly NormalizedMessage[]) {
+    let accepted = 0;
+    let duplicates = 0;
+    for (const message of messages) {
+      if (await enqueue(connection, message)) accepted += 1;
+      else duplicates += 1;
+    }
+    return { accepted, duplicates };
+  }
+
   return {
     async handle(call) {
       // 1. The adapter of the channel type.
@@ -181,14 +200,9 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
         return { kind: 'accepted', accepted: 0, duplicates: 0, ignored: 'connection_inactive' };
 
       // 5. Normalize (and filter), 6. enqueue with idempotency keys.
-      const messages = adapter.parseIncoming(call.request, connection);
-      let accepted = 0;
-      let duplicates = 0;
-      for (const message of messages) {
-        if (await enqueue(connection, message)) accepted += 1;
-        else duplicates += 1;
-      }
-      return { kind: 'accepted', accepted, duplicates };
+      const counts = await deliver(connection, adapter.parseIncoming(call.request, connection));
+      return { kind: 'accepted', ...counts };
     },
+    deliver,
   };
 }

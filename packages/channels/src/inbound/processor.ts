@@ -1,4 +1,4 @@
-import { type EventData, sessionStream, toAppend } from '@parley/events';
+import { type EventData, sessionStream, timestampSchema, toAppend } from '@parley/events';
 import type { EventStore } from '@parley/eventstore';
 import type { Logger, Pool, PoolClient } from '@parley/platform';
 import type PgBoss from 'pg-boss';
@@ -24,6 +24,10 @@ export interface ChannelTurnRequest {
   channelType?: string;
   channelUserId?: string;
   actionEvent?: Record<string, unknown>;
+  externalMessageId?: string;
+  channelMetadata?: Record<string, unknown>;
+  sentAt?: string;
+  messageMetadata?: Record<string, unknown>;
 }
 export interface ChannelTurnResult {
   sessionId: string;
@@ -49,6 +53,9 @@ export interface InboundWorkerDeps {
   fetch?: typeof fetch;
   now?: () => Date;
 }
+
+/** An adapter's message time the log would refuse (not ISO 8601 with a zone) is not recorded. */
+const isIsoTime = (value: string): boolean => timestampSchema.safeParse(value).success;
 
 /** Runtime errors after which a conversation starts a new session (the mapped one ended or is gone). */
 const NEW_SESSION_ERRORS = new Set(['SessionEndedError', 'SessionNotFoundError']);
@@ -138,6 +145,10 @@ export async function processInboundJob(
       ...(connection.agentName === null ? {} : { agentName: connection.agentName }),
       ...(message.channelUserId === undefined ? {} : { channelUserId: message.channelUserId }),
       ...(message.actionEvent === undefined ? {} : { actionEvent: message.actionEvent }),
+      externalMessageId: message.externalMessageId,
+      channelMetadata: message.metadata,
+      ...(isIsoTime(message.timestamp) ? { sentAt: message.timestamp } : {}),
+      ...(message.messageMetadata === undefined ? {} : { messageMetadata: message.messageMetadata }),
     };
     const existing = mapped.rows[0]?.session_id;
     let result: ChannelTurnResult;

@@ -130,6 +130,8 @@ export const messageReceivedSchema = z.object({
   actionEvent: jsonObjectSchema.optional(),
   /** Channel-specific metadata, as the adapter normalized it. No credentials. */
   channelMetadata: jsonObjectSchema.optional(),
+  /** Turn-scoped metadata the sender attached to this message (A2A `message.metadata.messageMetadata`). */
+  messageMetadata: jsonObjectSchema.optional(),
   /** Original message time on the channel, when it gives one. */
   sentAt: timestampSchema.optional(),
   receivedAt: timestampSchema,

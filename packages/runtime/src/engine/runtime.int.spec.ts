@@ -438,3 +438,43 @@ describe('errors and endSession', () => {
     expect(rows[0]?.n).toBe(events.length);
   });
 });
+
+describe('channel fields and turn-scoped message metadata', () => {
+  it('records the external message id, channel metadata, message time and message metadata on MessageReceived', async () => {
+    const result = await turn('hello', {
+      externalMessageId: 'wamid.123',
+      channelMetadata: { chatId: 42, sender: { name: 'Ann' } },
+      sentAt: '2026-11-21T10:00:00.000Z',
+      messageMetadata: { tier: 'gold' },
+    });
+    const received = ofType(await h.events(result.sessionId), 'MessageReceived')[0]!;
+    expect(received).toMatchObject({
+      externalMessageId: 'wamid.123',
+      channelMetadata: { chatId: 42, sender: { name: 'Ann' } },
+      sentAt: '2026-11-21T10:00:00.000Z',
+      messageMetadata: { tier: 'gold' },
+    });
+  });
+
+  it('fills the system prompt from this turn’s metadata only', async () => {
+    await h.agents.create(h.projectId, {
+      name: 'tiered',
+      provider: 'openai-compatible',
+      model: 'gpt-4o',
+      systemPrompt: 'Customer tier: {{session.messageMetadata.tier}}; order {{message_metadata.order.id}}.',
+    });
+    requests.length = 0;
+    const first = await turn('one', {
+      agentName: 'tiered',
+      messageMetadata: { tier: 'gold', order: { id: 'A-1' } },
+    });
+    await turn('two', { sessionId: first.sessionId });
+    const systems = requests.map((r) => r.messages.find((m) => m.role === 'system')?.content);
+    expect(systems).toEqual(['Customer tier: gold; order A-1.', 'Customer tier: ; order .']);
+    const received = ofType(await h.events(first.sessionId), 'MessageReceived');
+    expect(received.map((m) => m.messageMetadata)).toEqual([
+      { tier: 'gold', order: { id: 'A-1' } },
+      undefined,
+    ]);
+  });
+});

@@ -18,6 +18,7 @@ import {
 } from '../errors.js';
 import type { LlmMessage, LlmProvider, LlmResponse, ToolDefinition } from '../providers/types.js';
 import { newLlmCallId, newMessageId, newSessionId, newSpanId, newTraceId } from './ids.js';
+import { renderPrompt } from './messageMetadata.js';
 import { loadSession } from './session.js';
 import { runBuiltinTool } from './tools.js';
 import type { RunTurnOptions, Runtime, RuntimeDeps, TurnRequest, TurnResult, TurnUsage } from './types.js';
@@ -199,7 +200,15 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
           ...scope,
           messageId: userMessageId,
           text: req.message,
+          ...(req.externalMessageId === undefined ? {} : { externalMessageId: req.externalMessageId }),
           ...(req.actionEvent === undefined ? {} : { actionEvent: json(req.actionEvent) as never }),
+          ...(req.channelMetadata === undefined
+            ? {}
+            : { channelMetadata: json(req.channelMetadata) as never }),
+          ...(req.messageMetadata === undefined
+            ? {}
+            : { messageMetadata: json(req.messageMetadata) as never }),
+          ...(req.sentAt === undefined ? {} : { sentAt: req.sentAt }),
           receivedAt: receivedAt.toISOString(),
         },
         metadata,
@@ -273,7 +282,9 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     }
 
     const messages: LlmMessage[] = [
-      ...(agent.systemPrompt === '' ? [] : [{ role: 'system' as const, content: agent.systemPrompt }]),
+      ...(agent.systemPrompt === ''
+        ? []
+        : [{ role: 'system' as const, content: renderPrompt(agent.systemPrompt, req.messageMetadata) }]),
       ...history,
       { role: 'user', content: req.message },
     ];

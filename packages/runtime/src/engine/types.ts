@@ -28,6 +28,18 @@ export interface TurnRequest {
   stream?: boolean;
   /** Interactive callback data (button click, select) answering an earlier ACTION_SET. */
   actionEvent?: Record<string, unknown>;
+  /** The message id on the external platform (channel adapters); recorded on MessageReceived. */
+  externalMessageId?: string;
+  /** Channel-specific metadata of the inbound message (never credentials); recorded on MessageReceived. */
+  channelMetadata?: Record<string, unknown>;
+  /** The message's original time on the channel, ISO 8601; recorded on MessageReceived as `sentAt`. */
+  sentAt?: string;
+  /**
+   * Turn-scoped message metadata (A2A `message.metadata.messageMetadata`, already validated with
+   * messageMetadataSchema): recorded on MessageReceived and readable in this turn's system prompt
+   * as `{{session.messageMetadata.…}}` / `{{message_metadata.…}}`; not kept for later turns.
+   */
+  messageMetadata?: Record<string, unknown>;
 }
 
 export type TurnStreamEvent =

@@ -212,6 +212,24 @@ describe('the inbound job', () => {
     expect(await sendJobsOf(sessionId)).toHaveLength(1);
   });
 
+  it('records the platform’s message id, metadata and time on MessageReceived', async () => {
+    const data = inbound('chat-fields');
+    data.message.messageMetadata = { tier: 'gold' };
+    await received(data);
+    await processInboundJob(deps, boss, data);
+    const sessionId = (await sessionOf(fakeId, 'chat-fields')) ?? '';
+    const events = [];
+    for await (const e of store.readStream(sessionStream(sessionId))) events.push(e);
+    const message = events.find((e) => e.type === 'MessageReceived');
+    expect(message?.data).toMatchObject({
+      externalMessageId: data.message.externalMessageId,
+      channelMetadata: { chatId: 'chat-fields' },
+      sentAt: '2026-11-21T10:00:00.000Z',
+      messageMetadata: { tier: 'gold' },
+      text: 'hello',
+    });
+  });
+
   it('maps a new conversation to one session even when its first messages are processed at once', async () => {
     const jobs = [inbound('chat-burst', 'one'), inbound('chat-burst', 'two'), inbound('chat-burst', 'three')];
     for (const job of jobs) await received(job);
