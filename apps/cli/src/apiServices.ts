@@ -42,6 +42,7 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
   const chat = chatServices(system, auth, verifyJwt);
   const channelKeyring = keyringFromConfig(config);
   const channelConnections = channelKeyring === null ? null : createConnectionStore(pool, channelKeyring);
+  const channelAdapters = createChannelAdapters();
   const app = await buildApp({
     logger: logger.child({ component: 'api' }),
     readiness: {
@@ -72,6 +73,10 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
       verifyApiKey: (key) => auth.verifyApiKey(key),
       verifyJwt,
       connections: channelConnections,
+      webhookRegistration: {
+        adapters: channelAdapters,
+        ...(config.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: config.PUBLIC_BASE_URL }),
+      },
     },
     // Inbound webhooks need the connections' secrets: absent without CHANNEL_CREDENTIALS_KEY.
     ...(channelConnections === null
@@ -81,7 +86,7 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
             pipeline: createInboundPipeline({
               pool,
               boss: createChannelJobQueue(pool),
-              adapters: createChannelAdapters(),
+              adapters: channelAdapters,
               connections: channelConnections,
               logger: logger.child({ component: 'channels' }),
             }),

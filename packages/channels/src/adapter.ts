@@ -48,6 +48,14 @@ export interface ChannelAdapter {
     metadata: Record<string, unknown>,
     http: ChannelHttp,
   ): Promise<void>;
+  /**
+   * Platforms where the service registers its own webhook (spec 001 §4.2: the bot platform): the
+   * credentials to add to a connection before registering (e.g. a generated webhook secret), given
+   * the ones it has; {} when nothing is missing. Called when a connection is created or changed.
+   */
+  webhookCredentials?(connection: ResolvedConnection): Record<string, string>;
+  /** Registers `url` (the connection's public webhook URL) with the platform. */
+  registerWebhook?(connection: ResolvedConnection, url: string, http: ChannelHttp): Promise<SendResult>;
   /** GET verification challenge, where the platform has one (hub.challenge...). */
   challenge?(
     req: InboundRequest,

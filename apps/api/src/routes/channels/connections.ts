@@ -1,4 +1,5 @@
 import {
+  type ChannelAdapter,
   type ChannelConnection,
   type ConnectionStore,
   connectionInputSchema,
@@ -12,7 +13,7 @@ import {
   type VerifyApiKey,
   type VerifyJwt,
 } from '@parley/http';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 
 export interface ChannelConnectionsRouteOptions {
@@ -21,7 +22,29 @@ export interface ChannelConnectionsRouteOptions {
   verifyJwt?: VerifyJwt | undefined;
   /** Null when CHANNEL_CREDENTIALS_KEY is not configured: the routes answer 503 CHANNELS_NOT_CONFIGURED. */
   connections: ConnectionStore | null;
+  /**
+   * Webhook registration for platforms where the service registers its own webhook (the bot
+   * platform, spec 001 §4.2): adapters with `registerWebhook`. Absent: never registered.
+   */
+  webhookRegistration?: {
+    adapters: ReadonlyMap<string, ChannelAdapter>;
+    /** PUBLIC_BASE_URL; unset: the request's own protocol and host. */
+    publicBaseUrl?: string;
+    /** Platform HTTP (tests: a stand-in). Default: global fetch. */
+    fetch?: typeof fetch;
+  };
 }
+
+const webhookRegistrationBody = z
+  .object({
+    status: z.enum(['registered', 'failed']),
+    url: z.string().describe('The public webhook URL given to the platform'),
+    error: z.string().optional().describe('The platform’s answer when registration failed'),
+  })
+  .describe(
+    'Present when the service registered the webhook with the platform itself (telegram). A failure keeps the ' +
+      'connection: fix the cause and PATCH it (any change of credentials, identifier, settings or active: true registers again).',
+  );
 
 const connectionBody = z.object({
   id: z.string(),
@@ -59,7 +82,11 @@ const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   offset: z.coerce.number().int().min(0).default(0),
 });
-const one = z.object({ success: z.literal(true), connection: connectionBody });
+const one = z.object({
+  success: z.literal(true),
+  connection: connectionBody,
+  webhookRegistration: webhookRegistrationBody.optional(),
+});
 const many = z.object({
   success: z.literal(true),
   connections: z.array(connectionBody),
@@ -96,6 +123,57 @@ export const channelConnectionsRoutes: FastifyPluginAsync<ChannelConnectionsRout
     }
     return options.connections;
   };
+  /**
+   * Registers the webhook where the service does it itself: the adapter's missing credentials (a
+   * generated secret) are stored first, so the platform never calls with a secret we do not know.
+   */
+  const registerWebhook = async (
+    request: FastifyRequest,
+    connection: ChannelConnection,
+  ): Promise<{ connection: ChannelConnection; registration?: z.infer<typeof webhookRegistrationBody> }> => {
+    const registration = options.webhookRegistration;
+    const adapter = registration?.adapters.get(connection.channelType);
+    if (registration === undefined || adapter?.registerWebhook === undefined) return { connection };
+    if (!connection.active || connection.webhookPath === null) return { connection };
+    let resolved = await store().resolveById(connection.id);
+    if (resolved === null) return { connection };
+    const added = adapter.webhookCredentials?.(resolved) ?? {};
+    if (Object.keys(added).length > 0) {
+      connection = await store().update(connection.projectId, connection.id, { credentials: added });
+      resolved = await store().resolveById(connection.id);
+      if (resolved === null) return { connection };
+    }
+    const base = (registration.publicBaseUrl ?? `${request.protocol}://${request.host}`).replace(/\/+$/, '');
+    const url = `${base}${connection.webhookPath}`;
+    const apiBaseUrl = resolved.settings.apiBaseUrl;
+    const result = await adapter
+      .registerWebhook(resolved, url, {
+        fetch: registration.fetch ?? globalThis.fetch,
+        ...(typeof apiBaseUrl === 'string' && apiBaseUrl !== '' ? { apiBaseUrl } : {}),
+      })
+      // A network failure's message may hold the platform URL (Telegram's has the token): keep the name.
+      .catch((err: unknown) => ({
+        ok: false as const,
+        error: err instanceof Error ? err.name : 'request failed',
+      }));
+    if (!result.ok)
+      request.log.warn({ connectionId: connection.id, error: result.error }, 'webhook registration failed');
+    return {
+      connection,
+      registration: result.ok
+        ? { status: 'registered', url }
+        : { status: 'failed', url, error: result.error },
+    };
+  };
+  const answer = (saved: {
+    connection: ChannelConnection;
+    registration?: z.infer<typeof webhookRegistrationBody>;
+  }) => ({
+    success: true as const,
+    connection: toBody(saved.connection),
+    ...(saved.registration === undefined ? {} : { webhookRegistration: saved.registration }),
+  });
+
   const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }, { userJwt: [] }];
   const common = { tags: ['channels'], security };
   const errors = {
@@ -144,9 +222,12 @@ export const channelConnectionsRoutes: FastifyPluginAsync<ChannelConnectionsRout
     response: { 201: one, ...errors, 409: errorResponses.standard },
     preHandler: auth('channel_connection:write'),
     handler: async (request, reply) => {
-      const connection = await store().create(request.params.projectId, request.body);
+      const saved = await registerWebhook(
+        request,
+        await store().create(request.params.projectId, request.body),
+      );
       reply.status(201).header('cache-control', 'no-store');
-      return { success: true as const, connection: toBody(connection) };
+      return answer(saved);
     },
   });
 
@@ -182,8 +263,15 @@ export const channelConnectionsRoutes: FastifyPluginAsync<ChannelConnectionsRout
     preHandler: auth('channel_connection:write'),
     handler: async (request, reply) => {
       const connection = await store().update(request.params.projectId, request.params.id, request.body);
+      const body = request.body;
+      const reachable =
+        body.credentials !== undefined ||
+        body.externalIdentifier !== undefined ||
+        body.settings !== undefined ||
+        body.active === true;
+      const saved = reachable ? await registerWebhook(request, connection) : { connection };
       reply.header('cache-control', 'no-store');
-      return { success: true as const, connection: toBody(connection) };
+      return answer(saved);
     },
   });
 

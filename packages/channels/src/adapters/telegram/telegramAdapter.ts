@@ -117,6 +117,13 @@ export const createTelegramAdapter = (options: TelegramAdapterOptions = {}): Cha
         action: 'typing',
       });
     },
+
+    webhookCredentials(connection): Record<string, string> {
+      const secret = connection.credentials.webhookSecret;
+      return secret === undefined || secret === '' ? { webhookSecret: generateTelegramSecretToken() } : {};
+    },
+
+    registerWebhook: (connection, url, http) => registerTelegramWebhook(connection, url, http),
   };
 };
 
