@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sessionStream } from '@parley/events';
 import { openApiProblems } from '@parley/http/testing';
 import { createSseParser, type SseEvent } from '@parley/runtime';
 import type { FastifyInstance } from 'fastify';
@@ -293,6 +294,34 @@ describe('POST /api/v1/chat/send and /api/v1/chat/agent', () => {
     const types = await world.eventTypes(sessionId as string);
     expect(types.filter((t) => t === 'MessageReceived')).toHaveLength(2);
     expect(types.filter((t) => t === 'AgentReplied')).toHaveLength(2);
+  });
+
+  it('records the session under the protocol channel asked for: api by default, or http (which does not stream)', async () => {
+    const viaHttp = await post('/api/v1/chat/send', {
+      projectId: project.projectId,
+      message: 'hi',
+      channel: 'http',
+    });
+    expect(viaHttp.status).toBe(200);
+    const viaApi = await post('/api/v1/chat/send', { projectId: project.projectId, message: 'hi' });
+    const started = async (res: Response) => {
+      const { data } = (await res.json()) as { data: { sessionId: string } };
+      for await (const e of world.store.readStream(sessionStream(data.sessionId)))
+        if (e.type === 'SessionStarted') return e.data;
+      return undefined;
+    };
+    expect(await started(viaHttp)).toMatchObject({ channel: 'http', channelType: 'http' });
+    expect(await started(viaApi)).toMatchObject({ channel: 'api', channelType: 'api' });
+
+    const streamed = await stream({ projectId: project.projectId, message: 'hi', channel: 'http' });
+    expect(streamed.status).toBe(400);
+    expect(await streamed.json()).toMatchObject({ success: false, error: { code: 'VALIDATION_ERROR' } });
+    const unknown = await post('/api/v1/chat/send', {
+      projectId: project.projectId,
+      message: 'hi',
+      channel: 'sms',
+    });
+    expect(unknown.status).toBe(400);
   });
 
   it('chat/agent needs projectId and answers as chat/send', async () => {

@@ -4,6 +4,9 @@ import { z } from 'zod';
 /** Spec 000 §8: session ids are 1..256 characters. */
 export const sessionIdSchema = z.string().min(1).max(256);
 const projectIdSchema = z.string().min(1).max(128);
+/** The synchronous protocol channels of the manifest that these endpoints serve (`http` never streams). */
+export const PROTOCOL_CHANNELS = ['api', 'http'] as const;
+
 /** Longest user message accepted, in characters (the 1 MB body limit would allow far more). */
 export const MAX_MESSAGE_CHARS = 32_000;
 
@@ -25,6 +28,12 @@ const turnFields = {
     .record(z.string(), z.unknown())
     .optional()
     .describe('Interactive callback data answering an earlier ACTION_SET (button click, selection)'),
+  channel: z
+    .enum(PROTOCOL_CHANNELS)
+    .optional()
+    .describe(
+      'New session: the protocol channel it is recorded under (spec 001 §1), `api` (default) or `http`; `http` does not stream',
+    ),
 };
 
 /** Body of chat/send and chat/stream (spec 001 §4.3): `projectId` to start, `sessionId` to continue. */

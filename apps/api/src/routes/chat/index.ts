@@ -176,6 +176,17 @@ export const chatRoutes: FastifyPluginAsync<ChatRouteOptions> = async (app, opti
     if (!acceptsEventStream(request.headers.accept)) {
       throw new HttpError('NOT_ACCEPTABLE', 406, 'chat/stream answers text/event-stream only');
     }
+    if (request.body.channel === 'http') {
+      // The manifest's `http` channel answers in one response (supportsStreaming false): chat/send.
+      throw new HttpError(
+        'VALIDATION_ERROR',
+        400,
+        'the http channel does not stream: use /api/v1/chat/send',
+        {
+          details: { field: 'channel' },
+        },
+      );
+    }
     const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
     const client = new AbortController();
     reply.raw.on('close', () => {
@@ -264,7 +275,14 @@ export const chatRoutes: FastifyPluginAsync<ChatRouteOptions> = async (app, opti
 };
 
 function turnRequest(caller: Caller, projectId: string, body: ChatTurnBody): TurnRequest {
-  const req: TurnRequest = { tenantId: caller.tenantId, projectId, message: body.message, channel: 'api' };
+  const channel = body.channel ?? 'api';
+  const req: TurnRequest = {
+    tenantId: caller.tenantId,
+    projectId,
+    message: body.message,
+    channel,
+    channelType: channel,
+  };
   if (body.sessionId !== undefined) req.sessionId = body.sessionId;
   if (body.agentName !== undefined) req.agentName = body.agentName;
   if (body.environment !== undefined) req.environment = body.environment;
