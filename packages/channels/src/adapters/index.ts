@@ -13,6 +13,20 @@ export {
   toInstagramOutput,
 } from './instagram/instagramTransform.js';
 export {
+  createLineAdapter,
+  LINE_API_BASE_URL,
+  LINE_CHANNEL_TYPE,
+  LINE_CREDENTIALS,
+  LINE_LOADING_SECONDS,
+  LINE_REPLY_TOKEN_TTL_MS,
+  type LineAdapter,
+  type LineAdapterOptions,
+  lineRetryKey,
+  verifyLineSignature,
+} from './line/lineAdapter.js';
+export { lineDestination, parseLineWebhook } from './line/linePayload.js';
+export { LINE_LIMITS, type LineOutput, splitLineText, toLineOutput } from './line/lineTransform.js';
+export {
   createMessengerAdapter,
   MESSENGER_API_BASE_URL,
   MESSENGER_CHANNEL_TYPE,
@@ -66,3 +80,16 @@ export {
 } from './whatsapp/whatsappAdapter.js';
 export { parseWhatsAppPayload, whatsAppPhoneNumberId } from './whatsapp/whatsappPayload.js';
 export { toWhatsAppOutput, WHATSAPP_LIMITS, type WhatsAppOutput } from './whatsapp/whatsappTransform.js';
+export {
+  createZendeskAdapter,
+  verifyZendeskBasicAuth,
+  verifyZendeskSignature,
+  ZENDESK_API_BASE_URL,
+  ZENDESK_CHANNEL_TYPE,
+  ZENDESK_CREDENTIALS,
+  ZENDESK_REPLAY_WINDOW_SECONDS,
+  type ZendeskAdapter,
+  type ZendeskAdapterOptions,
+} from './zendesk/zendeskAdapter.js';
+export { parseZendeskWebhook, zendeskAppId } from './zendesk/zendeskPayload.js';
+export { toZendeskOutput, ZENDESK_LIMITS, type ZendeskOutput } from './zendesk/zendeskTransform.js';

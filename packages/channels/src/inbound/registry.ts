@@ -1,9 +1,11 @@
 import { createInstagramAdapter } from '../adapters/instagram/instagramAdapter.js';
+import { createLineAdapter } from '../adapters/line/lineAdapter.js';
 import { createMessengerAdapter } from '../adapters/messenger/messengerAdapter.js';
 import { createSlackAdapter } from '../adapters/slack/slackAdapter.js';
 import { createSmsAdapter } from '../adapters/sms/smsAdapter.js';
 import { createTelegramAdapter } from '../adapters/telegram/telegramAdapter.js';
 import { createWhatsAppAdapter } from '../adapters/whatsapp/whatsappAdapter.js';
+import { createZendeskAdapter } from '../adapters/zendesk/zendeskAdapter.js';
 import type { InboundAdapter } from './pipeline.js';
 
 /** The adapters this build ships, by channel type: what the inbound routes and the worker use. */
@@ -12,11 +14,13 @@ export function createChannelAdapters(
 ): ReadonlyMap<string, InboundAdapter> {
   const adapters: InboundAdapter[] = [
     createInstagramAdapter(),
+    createLineAdapter(options),
     createMessengerAdapter(),
     createSlackAdapter(options),
     createSmsAdapter(options),
     createTelegramAdapter(options),
     createWhatsAppAdapter(),
+    createZendeskAdapter(options),
   ];
   return new Map(adapters.map((adapter) => [adapter.channelType, adapter]));
 }
