@@ -36,6 +36,22 @@ export {
 export { metaEntryId, parseMessengerPayload, parseMetaMessaging } from './messenger/messengerPayload.js';
 export { MESSENGER_LIMITS, type MessengerOutput, toMessengerOutput } from './messenger/messengerTransform.js';
 export {
+  createMsTeamsAdapter,
+  MSTEAMS_CHANNEL_TYPE,
+  MSTEAMS_CREDENTIALS,
+  type MsTeamsAdapter,
+  type MsTeamsAdapterOptions,
+} from './msteams/msteamsAdapter.js';
+export {
+  BOT_FRAMEWORK_ISSUER,
+  BOT_FRAMEWORK_OPENID_METADATA_URL,
+  createBotFrameworkKeys,
+  verifyBotFrameworkToken,
+} from './msteams/msteamsAuth.js';
+export { msteamsConnectionIdentifier, parseMsTeamsActivity } from './msteams/msteamsPayload.js';
+export { BOT_CONNECTOR_SCOPE, MICROSOFT_LOGIN_BASE_URL } from './msteams/msteamsToken.js';
+export { MSTEAMS_LIMITS, type MsTeamsOutput, toMsTeamsOutput } from './msteams/msteamsTransform.js';
+export {
   createSlackAdapter,
   SLACK_API_BASE_URL,
   SLACK_CHANNEL_TYPE,

@@ -1,6 +1,7 @@
 import { createInstagramAdapter } from '../adapters/instagram/instagramAdapter.js';
 import { createLineAdapter } from '../adapters/line/lineAdapter.js';
 import { createMessengerAdapter } from '../adapters/messenger/messengerAdapter.js';
+import { createMsTeamsAdapter } from '../adapters/msteams/msteamsAdapter.js';
 import { createSlackAdapter } from '../adapters/slack/slackAdapter.js';
 import { createSmsAdapter } from '../adapters/sms/smsAdapter.js';
 import { createTelegramAdapter } from '../adapters/telegram/telegramAdapter.js';
@@ -10,12 +11,17 @@ import type { InboundAdapter } from './pipeline.js';
 
 /** The adapters this build ships, by channel type: what the inbound routes and the worker use. */
 export function createChannelAdapters(
-  options: { now?: () => Date } = {},
+  options: {
+    now?: () => Date;
+    /** Bot Framework OpenID metadata (msteams token keys); tests point it at a stand-in. */
+    openIdMetadataUrl?: string;
+  } = {},
 ): ReadonlyMap<string, InboundAdapter> {
   const adapters: InboundAdapter[] = [
     createInstagramAdapter(),
     createLineAdapter(options),
     createMessengerAdapter(),
+    createMsTeamsAdapter(options),
     createSlackAdapter(options),
     createSmsAdapter(options),
     createTelegramAdapter(options),
