@@ -1,5 +1,12 @@
 import { createHmac } from 'node:crypto';
-import type { RecordedRequest, StandInReply } from '@parley/channels/testing';
+import {
+  type RecordedRequest,
+  STAND_IN_ACCESS_TOKEN,
+  STAND_IN_CLIENT_SECRET,
+  STAND_IN_TENANT_ID,
+  type StandInReply,
+  startBotConnectorStandIn,
+} from '@parley/channels/testing';
 import { computeRequestSignature } from '@parley/telephony';
 import { expect } from 'vitest';
 import { PUBLIC_BASE_URL } from './channelWorld.js';
@@ -9,6 +16,12 @@ import { PUBLIC_BASE_URL } from './channelWorld.js';
  * platform's documented shape (signed with the connection's secret, or not), answers the
  * platform API calls as the platform does, and says which call carries the reply.
  */
+export interface WebhookRequest {
+  url: string;
+  headers: Record<string, string>;
+  payload: string;
+}
+
 export interface AdapterCase {
   channelType: string;
   identifier: string;
@@ -19,13 +32,15 @@ export interface AdapterCase {
    * Message number `n` of this case as the platform posts it; `signed: false` breaks the
    * signature the way a forger would (a wrong secret), keeping everything else.
    */
-  webhook(n: number, signed: boolean): { url: string; headers: Record<string, string>; payload: string };
+  webhook(n: number, signed: boolean): WebhookRequest | Promise<WebhookRequest>;
+  /** The platform's stand-in when `platform` is not enough (default: startStandIn(platform)). */
+  startPlatform?(): Promise<{ baseUrl: string; requests: RecordedRequest[]; close(): Promise<void> }>;
   /** The platform call that delivered the reply (among everything the stand-in received). */
   replyCall(requests: RecordedRequest[]): RecordedRequest | undefined;
   /** What that call must carry (the platform's request shape: target, auth, the reply's text). */
   expectReply(call: RecordedRequest): void;
   /** A correctly signed request outside the platform's replay window, where it has one. */
-  replayed?(n: number): { url: string; headers: Record<string, string>; payload: string };
+  replayed?(n: number): WebhookRequest;
   /** The conversation key message `n` maps to. */
   sessionKey(n: number): string;
 }
@@ -312,4 +327,211 @@ const sms: AdapterCase = {
   sessionKey: () => '+14155238886',
 };
 
-export const ADAPTER_CASES: readonly AdapterCase[] = [whatsapp, messenger, instagram, telegram, slack, sms];
+// ---------------------------------------------------------------- LINE (Messaging API)
+const LINE_BOT = 'U1f2e3d4c5b6a79880123456789abcdef';
+const LINE_SECRET = 'line-channel-secret-e2e';
+const LINE_USER = 'U4af4980629a1b2c3d4e5f60718293a4b';
+const line: AdapterCase = {
+  channelType: 'line',
+  identifier: LINE_BOT,
+  credentials: { channelAccessToken: 'line-e2e-token', channelSecret: LINE_SECRET },
+  platform: (r) =>
+    r.path === '/v2/bot/chat/loading/start'
+      ? { status: 202, body: {} }
+      : { status: 200, body: { sentMessages: [{ id: '470000000000000001', quoteToken: 'q' }] } },
+  webhook(n, signed) {
+    const payload = JSON.stringify({
+      destination: LINE_BOT,
+      events: [
+        {
+          type: 'message',
+          mode: 'active',
+          timestamp: Date.now(),
+          source: { type: 'user', userId: LINE_USER },
+          webhookEventId: `01HE2E${String(n).padStart(20, '0')}`,
+          deliveryContext: { isRedelivery: false },
+          replyToken: `reply-token-${n}`,
+          message: {
+            id: `46800000000000000${n}`,
+            type: 'text',
+            quoteToken: `q${n}`,
+            text: `Hello from LINE ${n}`,
+          },
+        },
+      ],
+    });
+    const signature = createHmac('sha256', signed ? LINE_SECRET : 'forged')
+      .update(payload)
+      .digest('base64');
+    return {
+      url: '/api/v1/channels/line/webhook',
+      headers: { 'content-type': json, 'x-line-signature': signature },
+      payload,
+    };
+  },
+  replyCall: (requests) => requests.find((r) => r.path === '/v2/bot/message/reply'),
+  expectReply(call) {
+    expect(call.headers.authorization).toBe('Bearer line-e2e-token');
+    expect(call.body).toMatchObject({
+      replyToken: expect.stringMatching(/^reply-token-\d+$/),
+      messages: [{ type: 'text', text: expect.any(String) }],
+    });
+  },
+  sessionKey: () => LINE_USER,
+};
+
+// ---------------------------------------------------------------- Zendesk (Sunshine Conversations)
+const ZD_APP = '5ebee0975ac5304b664a12fa';
+const ZD_SECRET = 'zendesk-webhook-secret-e2e';
+const ZD_CONVERSATION = 'c9d1a6b0e1f2a3b4c5d6e7f8';
+const zendeskBody = (n: number) =>
+  JSON.stringify({
+    app: { id: ZD_APP },
+    webhook: { id: '5f3c2c58ec0b0a000c8a2d6d', version: 'v2' },
+    events: [
+      {
+        id: `5f6ce8fac1bca1cdb80b6f8${n}`,
+        createdAt: new Date().toISOString(),
+        type: 'conversation:message',
+        payload: {
+          conversation: { id: ZD_CONVERSATION, type: 'personal' },
+          message: {
+            id: `5f6ce8fac1bca1cdb80b6e0${n}`,
+            received: new Date().toISOString(),
+            author: { type: 'user', userId: '5963c0d619a30a2e00de36b8', displayName: 'Frodo Baggins' },
+            content: { type: 'text', text: `Where is my order? (${n})` },
+            source: { type: 'web' },
+          },
+        },
+      },
+    ],
+  });
+const zendeskHeaders = (payload: string, secret: string, at: number) => {
+  const timestamp = new Date(at).toISOString();
+  return {
+    'content-type': json,
+    'x-zendesk-webhook-signature-timestamp': timestamp,
+    'x-zendesk-webhook-signature': createHmac('sha256', secret)
+      .update(timestamp + payload)
+      .digest('base64'),
+  };
+};
+const zendesk: AdapterCase = {
+  channelType: 'zendesk',
+  identifier: ZD_APP,
+  credentials: {
+    appId: ZD_APP,
+    keyId: 'app_5ebee0975ac5304b664a12fb',
+    keySecret: 'key-secret-e2e',
+    webhookSecret: ZD_SECRET,
+  },
+  platform: (r) =>
+    r.path.endsWith('/activity')
+      ? { status: 200, body: {} }
+      : { status: 201, body: { messages: [{ id: '5f6ce8fac1bca1cdb80b6fff' }] } },
+  webhook(n, signed) {
+    const payload = zendeskBody(n);
+    return {
+      url: '/api/v1/channels/zendesk/webhook',
+      headers: zendeskHeaders(payload, signed ? ZD_SECRET : 'forged', Date.now()),
+      payload,
+    };
+  },
+  replayed(n) {
+    const payload = zendeskBody(n);
+    return {
+      url: '/api/v1/channels/zendesk/webhook',
+      headers: zendeskHeaders(payload, ZD_SECRET, Date.now() - 360_000),
+      payload,
+    };
+  },
+  replyCall: (requests) => requests.find((r) => r.path.endsWith('/messages')),
+  expectReply(call) {
+    expect(call.path).toBe(`/v2/apps/${ZD_APP}/conversations/${ZD_CONVERSATION}/messages`);
+    expect(call.headers.authorization).toBe(
+      `Basic ${Buffer.from('app_5ebee0975ac5304b664a12fb:key-secret-e2e').toString('base64')}`,
+    );
+    expect(call.body).toMatchObject({
+      author: { type: 'business' },
+      content: { type: 'text', text: expect.any(String) },
+    });
+  },
+  sessionKey: () => ZD_CONVERSATION,
+};
+
+// ---------------------------------------------------------------- Microsoft Teams (Bot Framework)
+const TEAMS_APP = 'c9e8c047-2a74-40a2-b28a-b162d5f5327c';
+const TEAMS_SERVICE_URL = 'https://smba.trafficmanager.net/amer/';
+const TEAMS_CONVERSATION = 'a:1Xb8ZkJmX2-personal-chat-e2e';
+let teams: Awaited<ReturnType<typeof startBotConnectorStandIn>> | undefined;
+/**
+ * The Bot Framework stand-in (keys, login, Bot Connector) is started once: the Teams adapter must
+ * be created knowing its key URL (`createChannelAdapters({ openIdMetadataUrl })`).
+ */
+export async function teamsStandIn() {
+  teams ??= await startBotConnectorStandIn();
+  return teams;
+}
+const msteams: AdapterCase = {
+  channelType: 'msteams',
+  identifier: TEAMS_APP,
+  credentials: { appId: TEAMS_APP, clientSecret: STAND_IN_CLIENT_SECRET, tenantId: STAND_IN_TENANT_ID },
+  platform: () => ({ status: 404, body: {} }),
+  startPlatform: teamsStandIn,
+  async webhook(n, signed) {
+    const issuer = (await teamsStandIn()).issuer;
+    // A forger signs with a key of its own (not in the published set).
+    const token = await issuer.sign({
+      audience: TEAMS_APP,
+      serviceUrl: TEAMS_SERVICE_URL,
+      foreignKey: !signed,
+    });
+    const payload = JSON.stringify({
+      type: 'message',
+      id: `14859834085${String(n).padStart(2, '0')}`,
+      timestamp: new Date().toISOString(),
+      serviceUrl: TEAMS_SERVICE_URL,
+      channelId: 'msteams',
+      from: {
+        id: '29:1XJKJMvc5GBtc2JwZq0oj8tHZmzrQgFmB39ATiQWA85g',
+        name: 'Megan Bowen',
+        aadObjectId: '7faf3c6a-9d4b-4a87-8a3c-1d3e1c1e2f11',
+      },
+      conversation: { conversationType: 'personal', tenantId: STAND_IN_TENANT_ID, id: TEAMS_CONVERSATION },
+      recipient: { id: `28:${TEAMS_APP}`, name: 'Parley' },
+      textFormat: 'plain',
+      locale: 'en-US',
+      text: `Hello from Teams ${n}`,
+      channelData: { tenant: { id: STAND_IN_TENANT_ID } },
+    });
+    return {
+      url: '/api/v1/channels/msteams/webhook',
+      headers: { 'content-type': json, authorization: `Bearer ${token}` },
+      payload,
+    };
+  },
+  replyCall: (requests) =>
+    requests.find(
+      (r) => r.path.startsWith('/v3/conversations/') && (r.body as { type?: string })?.type === 'message',
+    ),
+  expectReply(call) {
+    expect(call.path).toMatch(
+      new RegExp(`^/v3/conversations/${encodeURIComponent(TEAMS_CONVERSATION)}/activities/14859834085\\d+$`),
+    );
+    expect(call.headers.authorization).toBe(`Bearer ${STAND_IN_ACCESS_TOKEN}`);
+    expect(call.body).toMatchObject({ type: 'message', text: expect.any(String), textFormat: 'markdown' });
+  },
+  sessionKey: () => TEAMS_CONVERSATION,
+};
+
+export const ADAPTER_CASES: readonly AdapterCase[] = [
+  msteams,
+  whatsapp,
+  messenger,
+  instagram,
+  telegram,
+  slack,
+  sms,
+  line,
+  zendesk,
+];

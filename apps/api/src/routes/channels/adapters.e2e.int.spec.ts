@@ -1,6 +1,8 @@
-import { startStandIn } from '@parley/channels/testing';
+import { createHmac } from 'node:crypto';
+import { createChannelAdapters } from '@parley/channels';
+import { type RecordedRequest, startStandIn } from '@parley/channels/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADAPTER_CASES } from './adapterCases.js';
+import { ADAPTER_CASES, teamsStandIn, type WebhookRequest } from './adapterCases.js';
 import { type ChannelWorld, createChannelWorld } from './channelWorld.js';
 
 /**
@@ -10,15 +12,20 @@ import { type ChannelWorld, createChannelWorld } from './channelWorld.js';
  */
 let world: ChannelWorld;
 beforeAll(async () => {
-  world = await createChannelWorld();
+  const teams = await teamsStandIn();
+  world = await createChannelWorld({
+    adapters: createChannelAdapters({ openIdMetadataUrl: teams.metadataUrl }),
+  });
 }, 60_000);
 afterAll(() => world?.close());
 
 describe.each(ADAPTER_CASES)('$channelType', (c) => {
-  let platform: Awaited<ReturnType<typeof startStandIn>>;
+  let platform: { baseUrl: string; requests: RecordedRequest[]; close(): Promise<void> };
   let connectionId: string;
   beforeAll(async () => {
-    platform = await startStandIn((request) => c.platform(request));
+    platform = c.startPlatform
+      ? await c.startPlatform()
+      : await startStandIn((request) => c.platform(request));
     connectionId = (
       await world.connect({
         channelType: c.channelType,
@@ -30,8 +37,8 @@ describe.each(ADAPTER_CASES)('$channelType', (c) => {
   });
   afterAll(() => platform?.close());
 
-  const post = (request: { url: string; headers: Record<string, string>; payload: string }) =>
-    world.app.inject({ method: 'POST', ...request });
+  const post = async (request: WebhookRequest | Promise<WebhookRequest>) =>
+    world.app.inject({ method: 'POST', ...(await request) });
 
   it('answers a signed message through the platform API, and records the delivery', async () => {
     const turnsBefore = world.turns;
@@ -94,4 +101,60 @@ describe.each(ADAPTER_CASES)('$channelType', (c) => {
       expect(await world.receivedCount(connectionId)).toBe(before);
     });
   }
+});
+
+describe('line: a postback in a group', () => {
+  it('runs as an action in the group’s session, answered with the reply token, without a loading animation', async () => {
+    const secret = 'line-group-secret';
+    const bot = 'U0a1b2c3d4e5f60718293a4b5c6d7e8f9';
+    const group = 'Ca56f94637c0123456789abcdef012345';
+    const platform = await startStandIn(() => ({
+      status: 200,
+      body: { sentMessages: [{ id: '1', quoteToken: 'q' }] },
+    }));
+    try {
+      const connection = await world.connect({
+        channelType: 'line',
+        externalIdentifier: bot,
+        credentials: { channelAccessToken: 'line-group-token', channelSecret: secret },
+        settings: { apiBaseUrl: platform.baseUrl },
+      });
+      const payload = JSON.stringify({
+        destination: bot,
+        events: [
+          {
+            type: 'postback',
+            mode: 'active',
+            timestamp: Date.now(),
+            source: { type: 'group', groupId: group, userId: 'U4af4980629a1b2c3d4e5f60718293a4b' },
+            webhookEventId: '01JD9ZQ4X2M3N4P5Q6R7S8T9V1',
+            deliveryContext: { isRedelivery: false },
+            replyToken: 'b60d432864f44d079f6d8efe86cf404b',
+            postback: { data: '["size","size-m"]' },
+          },
+        ],
+      });
+      const answer = await world.app.inject({
+        method: 'POST',
+        url: '/api/v1/channels/line/webhook',
+        headers: {
+          'content-type': 'application/json',
+          'x-line-signature': createHmac('sha256', secret).update(payload).digest('base64'),
+        },
+        payload,
+      });
+      expect(answer.json()).toEqual({ success: true, data: { accepted: 1, duplicates: 0 } });
+      expect(await world.drain()).toEqual({ inbound: 1, sent: 1, failed: 0 });
+      const sessionId = await world.sessionOf(connection.id, group);
+      const received = (await world.events(sessionId ?? '')).filter((e) => e.type === 'MessageReceived');
+      expect(received.map((e) => e.data)).toMatchObject([
+        { actionEvent: { actionId: 'size', value: 'size-m', type: 'button' } },
+      ]);
+      expect(platform.requests.map((r) => [r.path, (r.body as { replyToken?: string }).replyToken])).toEqual([
+        ['/v2/bot/message/reply', 'b60d432864f44d079f6d8efe86cf404b'],
+      ]);
+    } finally {
+      await platform.close();
+    }
+  });
 });

@@ -117,7 +117,9 @@ describe('webhook registration (telegram)', () => {
       credentials: { botToken: '7000043:AAA-first', webhookSecret: 'given-secret_1' },
       settings: { apiBaseUrl: platform.baseUrl },
     });
-    expect((platform.requests[0]?.body as { secret_token: string }).secret_token).toBe('given-secret_1');
+    expect((platform.requests[0]?.body as { secret_token?: string } | undefined)?.secret_token).toBe(
+      'given-secret_1',
+    );
     const id = created.json().connection.id as string;
 
     const renamed = await patch(id, { name: 'Support bot' });
