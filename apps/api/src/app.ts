@@ -87,6 +87,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await app.register(channelManifestRoutes);
     await app.register(channelConnectionsRoutes, options.channelConnections);
   }
-  if (options.channelWebhooks) await app.register(channelWebhookRoutes, options.channelWebhooks);
+  if (options.channelWebhooks) {
+    // Synchronous channels (contact centre, VoiceXML) run their turn in the webhook request, with
+    // the runtime the chat routes use.
+    const runtime = options.chat?.runtime;
+    await app.register(channelWebhookRoutes, {
+      ...(runtime === undefined ? {} : { runTurn: (req, turn) => runtime.runTurn(req, turn) }),
+      ...options.channelWebhooks,
+    });
+  }
   return app;
 }

@@ -5,8 +5,14 @@ import type { ChildLoggerOptions } from 'fastify/types/logger.js';
 const MEDIA_TOKEN_SEGMENT = /(\/media\/content\/)[^/?#]*/gi;
 
 /** A request URL fit for logs: media tokens replaced by `[redacted]` (query kept: it holds no secret). */
+/**
+ * Secrets some platforms can only put in the query string (the VoiceXML hook's `?token=`, a
+ * Meta verify token): their values are redacted, names kept.
+ */
+const SECRET_QUERY_PARAMETER = /([?&](?:token|hub\.verify_token|access_token)=)[^&#]*/gi;
+
 export function redactUrl(url: string): string {
-  return url.replace(MEDIA_TOKEN_SEGMENT, '$1[redacted]');
+  return url.replace(MEDIA_TOKEN_SEGMENT, '$1[redacted]').replace(SECRET_QUERY_PARAMETER, '$1[redacted]');
 }
 
 /** Fastify's own request serializer, with the URL redacted. */

@@ -27,4 +27,23 @@ describe('redactUrl', () => {
       { numRuns: 1000 },
     );
   });
+
+  it('redacts secrets platforms send in the query string, whatever else is there', () => {
+    expect(redactUrl('/api/v1/channels/vxml/hooks/ivr-1?token=s3cr3t&turn=2')).toBe(
+      '/api/v1/channels/vxml/hooks/ivr-1?token=[redacted]&turn=2',
+    );
+    expect(
+      redactUrl('/api/v1/channels/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=v&hub.challenge=1'),
+    ).toBe(
+      '/api/v1/channels/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=[redacted]&hub.challenge=1',
+    );
+    expect(redactUrl('/api/v1/x?mytoken=keep')).toBe('/api/v1/x?mytoken=keep');
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Za-z0-9._~%-]{1,40}$/), fc.string(), (secret, before) => {
+        const path = before.replace(/[?#&]/g, '');
+        const redacted = redactUrl(`${path}?a=1&token=${secret}&b=2`);
+        expect(redacted.endsWith('?a=1&token=[redacted]&b=2')).toBe(true);
+      }),
+    );
+  });
 });

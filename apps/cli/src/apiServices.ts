@@ -88,6 +88,8 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
               boss: createChannelJobQueue(pool),
               adapters: channelAdapters,
               connections: channelConnections,
+              // Synchronous channels record their delivery (ChannelMessageSent) themselves.
+              store: system.store,
               logger: logger.child({ component: 'channels' }),
             }),
             ...(config.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: config.PUBLIC_BASE_URL }),

@@ -62,3 +62,54 @@ export interface ChannelAdapter {
     lookup: VerifyTokenLookup,
   ): Promise<{ status: number; body: string } | null>;
 }
+
+/**
+ * The HTTP answer of a synchronous channel (manifest delivery `sync_response`), rendered by the
+ * adapter's `respond` in the platform's own format. Stored on the dedupe row, so a repeated
+ * request (same external message id) is answered with exactly these bytes.
+ */
+export interface SyncResponse {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/**
+ * What a synchronous request ends with, for `SyncChannelAdapter.respond`:
+ * - `reply`: the agent's reply; `sessionEnded` when the agent ended the conversation in this turn.
+ * - `no_message`: the request carried nothing to answer (no utterance yet, an unreadable body);
+ *   no turn ran and nothing was recorded.
+ * - `connection_inactive`: the connection is switched off (after verification); nothing ran.
+ * - `error`: `turn_failed` (the turn could not produce a reply), `turn_timeout` (no reply within
+ *   the pipeline's turn timeout), `busy` (another turn of the conversation held it past the
+ *   timeout), `unavailable` (synchronous turns are not configured in this process).
+ */
+export type SyncOutcome =
+  | { kind: 'reply'; reply: OutgoingReply; sessionEnded: boolean }
+  | { kind: 'no_message' }
+  | { kind: 'connection_inactive' }
+  | { kind: 'error'; error: 'turn_failed' | 'turn_timeout' | 'busy' | 'unavailable' };
+
+/**
+ * A channel whose platform waits for the reply in the webhook's own HTTP response (contact-centre
+ * bot connectors, VoiceXML IVRs): the pipeline runs the turn in the request instead of queueing
+ * it, and answers with `respond`'s rendering. `parseIncoming` gives at most one message per
+ * request; `sendResponse` is never called by the pipeline (there is nothing to send later).
+ */
+export interface SyncChannelAdapter extends ChannelAdapter {
+  readonly delivery: 'sync_response';
+  /**
+   * Renders the HTTP response; pure and never throws. `message` is the request's message (null for
+   * `no_message`/`connection_inactive` without one); `req` the request (its URL, for documents
+   * that post back to the same hook).
+   */
+  respond(
+    outcome: SyncOutcome,
+    context: { message: NormalizedMessage | null; connection: ResolvedConnection; req: InboundRequest },
+  ): SyncResponse;
+}
+
+/** Whether an adapter answers in the webhook response (delivery `sync_response`). */
+export const isSyncAdapter = (adapter: ChannelAdapter): adapter is SyncChannelAdapter =>
+  (adapter as { delivery?: unknown }).delivery === 'sync_response' &&
+  typeof (adapter as { respond?: unknown }).respond === 'function';

@@ -13,8 +13,12 @@ export type {
   OutgoingReply,
   ResolvedConnection,
   SendResult,
+  SyncChannelAdapter,
+  SyncOutcome,
+  SyncResponse,
   VerifyTokenLookup,
 } from './adapter.js';
+export { isSyncAdapter } from './adapter.js';
 export * from './adapters/index.js';
 export * from './connections/index.js';
 export * from './crypto/index.js';

@@ -19,3 +19,4 @@ export {
   startStandIn,
   testConnection,
 } from './adapters/testing/standInServer.js';
+export { xmlWellFormedError } from './adapters/vxml/xmlWellFormed.js';

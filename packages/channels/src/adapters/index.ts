@@ -1,4 +1,23 @@
 export {
+  CONTACT_CENTER_CHANNEL_TYPE,
+  CONTACT_CENTER_CREDENTIALS,
+  CONTACT_CENTER_DEFAULT_CREDENTIAL_HEADER,
+  type ContactCenterAdapterOptions,
+  createContactCenterAdapter,
+  verifyContactCenterSecret,
+} from './contactCenter/contactCenterAdapter.js';
+export {
+  type ContactCenterRequest,
+  parseContactCenterRequest,
+} from './contactCenter/contactCenterPayload.js';
+export {
+  CONTACT_CENTER_LIMITS,
+  type ContactCenterReplyMessage,
+  type ContactCenterResponseBody,
+  renderContactCenterResponse,
+  toContactCenterMessages,
+} from './contactCenter/contactCenterTransform.js';
+export {
   createInstagramAdapter,
   INSTAGRAM_API_BASE_URL,
   INSTAGRAM_CHANNEL_TYPE,
@@ -86,6 +105,27 @@ export {
 } from './telegram/telegramAdapter.js';
 export { parseTelegramUpdate, telegramBotId } from './telegram/telegramPayload.js';
 export { TELEGRAM_LIMITS, type TelegramOutput, toTelegramOutput } from './telegram/telegramTransform.js';
+export {
+  createVxmlAdapter,
+  nextUrlOf,
+  VXML_CHANNEL_TYPE,
+  VXML_CREDENTIALS,
+  type VxmlAdapterOptions,
+  verifyVxmlToken,
+} from './vxml/vxmlAdapter.js';
+export {
+  DEFAULT_VXML_SETTINGS,
+  optionLabels,
+  renderVxmlResponse,
+  speakable,
+  VXML_CONTENT_TYPE,
+  VXML_LIMITS,
+  type VxmlSettings,
+  vxmlDocument,
+  vxmlSettingsOf,
+  xmlEscape,
+} from './vxml/vxmlDocument.js';
+export { parseVxmlRequest, type VxmlFields, vxmlFields } from './vxml/vxmlPayload.js';
 export {
   createWhatsAppAdapter,
   verifyMetaSignature,

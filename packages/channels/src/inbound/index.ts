@@ -18,6 +18,7 @@ export {
   type InboundPipeline,
   type InboundPipelineDeps,
   InboundQueueUnavailableError,
+  SYNC_TURN_TIMEOUT_MS,
   type WebhookCall,
   type WebhookOutcome,
   type WebhookRefusal,
@@ -26,6 +27,7 @@ export {
 export {
   type ChannelTurnRequest,
   type ChannelTurnResult,
+  type ChannelTurnRunner,
   type DeliveryConnectionLookup,
   type InboundWorkerDeps,
   processInboundJob,

@@ -1,9 +1,26 @@
+import { sessionStream, toAppend } from '@parley/events';
+import type { EventStore } from '@parley/eventstore';
 import type { Logger, Pool, PoolClient } from '@parley/platform';
 import type PgBoss from 'pg-boss';
-import type { ChannelAdapter, InboundRequest } from '../adapter.js';
+import {
+  type ChannelAdapter,
+  type InboundRequest,
+  isSyncAdapter,
+  type SyncChannelAdapter,
+  type SyncOutcome,
+  type SyncResponse,
+} from '../adapter.js';
 import type { NormalizedMessage, ResolvedConnection, VerifyTokenLookup } from '../types.js';
-import { inboundJobId } from './ids.js';
+import { deliveryEventId, inboundJobId } from './ids.js';
 import { CHANNEL_INBOUND_QUEUE, type InboundJobData } from './jobs.js';
+import {
+  type ChannelTurnResult,
+  type ChannelTurnRunner,
+  isFinalTurnError,
+  recordChannelTurn,
+  runChannelTurn,
+  withConversationLock,
+} from './processor.js';
 
 /**
  * An adapter as the inbound routes use it. `connectionIdentifier` reads the routing key from a
@@ -35,6 +52,8 @@ export type WebhookOutcome =
   | { kind: 'challenge'; status: number; body: string }
   /** Verified and processed: `accepted` new messages enqueued, `duplicates` already seen, `ignored` why nothing ran. */
   | { kind: 'accepted'; accepted: number; duplicates: number; ignored?: 'connection_inactive' }
+  /** A synchronous channel (delivery `sync_response`): the adapter's rendered HTTP response, as is. */
+  | { kind: 'sync'; response: SyncResponse }
   | { kind: 'refused'; reason: WebhookRefusal };
 
 export type WebhookRefusal =
@@ -64,7 +83,26 @@ export interface InboundPipelineDeps {
   connections: InboundConnectionLookup;
   logger: Logger;
   now?: () => Date;
+  /**
+   * The log, for the ChannelMessageSent (or ChannelSendFailed) of synchronous replies. Without it
+   * (or without a runTurn) a synchronous channel is answered with its `unavailable` error.
+   */
+  store?: EventStore;
+  /** runtime.runTurn, for synchronous channels; `handle`'s context may give it instead. */
+  runTurn?: ChannelTurnRunner;
+  /**
+   * Budget of a synchronous request, waiting for the conversation's lock included
+   * (default SYNC_TURN_TIMEOUT_MS): past it the platform is answered with the adapter's
+   * `turn_timeout` error.
+   */
+  syncTurnTimeoutMs?: number;
 }
+
+/**
+ * Default budget of a synchronous turn: below the usual 30 s fetch/webhook timeouts of IVR
+ * platforms and contact-centre bot connectors, leaving room for the network and the rendering.
+ */
+export const SYNC_TURN_TIMEOUT_MS = 15_000;
 
 /** The queue is missing (the worker never started): the webhook is answered 503 so the platform retries. */
 export class InboundQueueUnavailableError extends Error {
@@ -72,7 +110,11 @@ export class InboundQueueUnavailableError extends Error {
 }
 
 export interface InboundPipeline {
-  handle(call: WebhookCall): Promise<WebhookOutcome>;
+  /**
+   * `context.runTurn` runs synchronous channels' turns (the API passes its chat runtime's); it
+   * takes precedence over the deps' runTurn.
+   */
+  handle(call: WebhookCall, context?: { runTurn?: ChannelTurnRunner }): Promise<WebhookOutcome>;
   /**
    * Step 6 alone, for ingress that is not an HTTP webhook (SMTP, the A2A API): the caller has
    * resolved an active connection and verified and normalized the messages; each is enqueued with
@@ -120,6 +162,242 @@ function identifierOf(adapter: InboundAdapter, call: WebhookCall): string | null
 export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipeline {
   const { pool, boss, adapters, connections, logger } = deps;
   const now = deps.now ?? (() => new Date());
+  const syncTimeoutMs = deps.syncTurnTimeoutMs ?? SYNC_TURN_TIMEOUT_MS;
+
+  interface StoredOutcome {
+    outcome: SyncOutcome;
+    sessionId: string | null;
+    replyMessageId: string | null;
+  }
+
+  /** How a synchronous message was answered, once its turn is over (null before). */
+  async function storedOutcome(
+    client: Pool | PoolClient,
+    connectionId: string,
+    externalMessageId: string,
+  ): Promise<StoredOutcome | null> {
+    const { rows } = await client.query<{
+      sync_outcome: SyncOutcome | null;
+      session_id: string | null;
+      reply_message_id: string | null;
+    }>(
+      `select sync_outcome, session_id, reply_message_id
+       from channel_inbound_messages where connection_id = $1 and external_message_id = $2`,
+      [connectionId, externalMessageId],
+    );
+    const row = rows[0];
+    if (row === undefined || row.sync_outcome === null) return null;
+    return { outcome: row.sync_outcome, sessionId: row.session_id, replyMessageId: row.reply_message_id };
+  }
+
+  /**
+   * The reply's delivery outcome event, with the asynchronous path's derived id: appending it again
+   * (a repeated request re-asserting it) is a no-op, so a reply has one outcome event.
+   */
+  async function recordDelivery(
+    store: EventStore,
+    connection: ResolvedConnection,
+    sessionId: string,
+    replyMessageId: string,
+    failure?: string,
+  ): Promise<void> {
+    const scope = {
+      sessionId,
+      projectId: connection.projectId,
+      connectionId: connection.id,
+      channelType: connection.channelType,
+      messageId: replyMessageId,
+      attempts: 1,
+    };
+    const metadata = { tenantId: connection.tenantId, correlationId: replyMessageId };
+    const eventId = deliveryEventId(connection.id, replyMessageId);
+    const event =
+      failure === undefined
+        ? toAppend('ChannelMessageSent', { ...scope, sentAt: now().toISOString() }, metadata, eventId)
+        : toAppend(
+            'ChannelSendFailed',
+            { ...scope, error: failure, retryable: false, failedAt: now().toISOString() },
+            metadata,
+            eventId,
+          );
+    await store.append(sessionStream(sessionId), [event]);
+  }
+
+  /** A repeated request: rendered from the stored outcome; a reply re-asserts its ChannelMessageSent. */
+  async function replay(
+    connection: ResolvedConnection,
+    stored: StoredOutcome,
+    render: (outcome: SyncOutcome) => SyncResponse,
+  ): Promise<SyncResponse> {
+    if (
+      stored.outcome.kind === 'reply' &&
+      deps.store !== undefined &&
+      stored.sessionId !== null &&
+      stored.replyMessageId !== null
+    )
+      await recordDelivery(deps.store, connection, stored.sessionId, stored.replyMessageId);
+    return render(stored.outcome);
+  }
+
+  /**
+   * A synchronous channel's request (spec 001 §2.2 `sync_webhook` + `sync_response`): one message,
+   * deduplicated on its dedupe row like a queued one, its turn run here under the conversation's
+   * lock with the worker's session semantics, the outcome stored on the row (a repeated request is
+   * rendered from it, without a second turn) and the adapter's rendering returned for the route.
+   */
+  async function answerSync(
+    adapter: SyncChannelAdapter,
+    connection: ResolvedConnection,
+    req: InboundRequest,
+    runTurn: ChannelTurnRunner | undefined,
+  ): Promise<SyncResponse> {
+    const log = logger.child({ channelType: adapter.channelType, connectionId: connection.id });
+    const messages = adapter.parseIncoming(req, connection);
+    const [message] = messages;
+    const render = (outcome: SyncOutcome) =>
+      adapter.respond(outcome, { message: message ?? null, connection, req });
+    if (message === undefined) return render({ kind: 'no_message' });
+    if (messages.length > 1) {
+      // One HTTP response carries one reply: a request the adapter reads as several is not guessed at.
+      log.warn({ messages: messages.length }, 'synchronous request with several messages: none answered');
+      return adapter.respond({ kind: 'no_message' }, { message: null, connection, req });
+    }
+    const store = deps.store;
+    if (runTurn === undefined || store === undefined) {
+      log.error('synchronous channel request, but no runTurn or event store is configured');
+      return render({ kind: 'error', error: 'unavailable' });
+    }
+
+    const started = Date.now();
+    const deadline = started + syncTimeoutMs;
+    const inserted = await pool.query(
+      `insert into channel_inbound_messages (connection_id, external_message_id, external_session_key, job_id)
+       values ($1, $2, $3, $4) on conflict do nothing`,
+      [
+        connection.id,
+        message.externalMessageId,
+        message.externalSessionKey,
+        inboundJobId(connection.id, message.externalMessageId),
+      ],
+    );
+    if (inserted.rowCount !== 1) {
+      // A repeated request whose first one is answered: the same response, no wait for the lock.
+      const stored = await storedOutcome(pool, connection.id, message.externalMessageId);
+      if (stored !== null) return replay(connection, stored, render);
+    }
+
+    let answer!: (response: SyncResponse) => void;
+    let fail!: (err: unknown) => void;
+    const answered = new Promise<SyncResponse>((resolve, reject) => {
+      answer = resolve;
+      fail = reject;
+    });
+    let settled = false;
+    const settle = (response: SyncResponse) => {
+      settled = true;
+      answer(response);
+    };
+
+    // The lock is held until the turn settles, also when the platform was answered at the timeout
+    // before it: the conversation's next turn must not overlap it.
+    const work = withConversationLock(
+      pool,
+      connection.id,
+      message.externalSessionKey,
+      async (client) => {
+        const stored = await storedOutcome(client, connection.id, message.externalMessageId);
+        if (stored !== null) return settle(await replay(connection, stored, render));
+
+        const controller = new AbortController();
+        const turn = runChannelTurn(client, runTurn, connection, message, { signal: controller.signal }).then(
+          (result) => ({ ok: true as const, result }),
+          (err: unknown) => ({ ok: false as const, err }),
+        );
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = new Promise<'timeout'>((resolve) => {
+          timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()));
+        });
+        const first = await Promise.race([turn, timedOut]);
+        clearTimeout(timer);
+
+        if (first === 'timeout') {
+          controller.abort();
+          const outcome: SyncOutcome = { kind: 'error', error: 'turn_timeout' };
+          const response = render(outcome);
+          // Stored first: the platform's retry of this message gets the same answer, not a second turn.
+          await recordChannelTurn(client, connection.id, message, null, { syncOutcome: outcome });
+          log.warn({ timeoutMs: syncTimeoutMs }, 'synchronous turn timed out: answered without the reply');
+          settle(response);
+          const late = await turn;
+          if (!late.ok) return;
+          // The reply came too late for the platform: mapped (the conversation continues in its
+          // session) and recorded as not delivered.
+          await recordChannelTurn(client, connection.id, message, late.result, { syncOutcome: outcome });
+          await recordDelivery(
+            store,
+            connection,
+            late.result.sessionId,
+            late.result.reply.messageId,
+            'turn timed out: the platform was answered without the reply',
+          );
+          return;
+        }
+
+        if (!first.ok) {
+          if (!isFinalTurnError(first.err)) {
+            // Not stored: like a failed job, the platform's retry runs the turn again.
+            log.error({ err: first.err }, 'synchronous turn failed');
+            return settle(render({ kind: 'error', error: 'turn_failed' }));
+          }
+          log.warn({ error: first.err.name }, 'synchronous message not answered: the turn failed');
+          const outcome: SyncOutcome = { kind: 'error', error: 'turn_failed' };
+          await recordChannelTurn(client, connection.id, message, null, { syncOutcome: outcome });
+          return settle(render(outcome));
+        }
+
+        const result: ChannelTurnResult = first.result;
+        const outcome: SyncOutcome = {
+          kind: 'reply',
+          reply: {
+            text: result.reply.text,
+            ...(result.reply.actionSet === undefined ? {} : { actionSet: result.reply.actionSet }),
+          },
+          sessionEnded: result.ended !== undefined && result.ended !== null,
+        };
+        // Rendered before anything is recorded: a rendering that throws (an adapter bug) stores nothing.
+        const response = render(outcome);
+        await recordChannelTurn(client, connection.id, message, result, { syncOutcome: outcome });
+        await recordDelivery(store, connection, result.sessionId, result.reply.messageId);
+        settle(response);
+      },
+      {
+        deadline,
+        // A concurrent repeat waits for the first request's answer, which may be stored (at its
+        // timeout) while its late turn still holds the lock.
+        giveUp: async () => (await storedOutcome(pool, connection.id, message.externalMessageId)) !== null,
+      },
+    );
+    work
+      .then(
+        async (outcome) => {
+          if (outcome.locked || settled) return;
+          const stored = await storedOutcome(pool, connection.id, message.externalMessageId);
+          settle(
+            stored === null
+              ? render({ kind: 'error', error: 'busy' })
+              : await replay(connection, stored, render),
+          );
+        },
+        (err: unknown) => {
+          if (settled) log.error({ err }, 'synchronous turn: recording after the answer failed');
+          else fail(err);
+        },
+      )
+      .catch((err: unknown) => {
+        if (!settled) fail(err);
+      });
+    return answered;
+  }
 
   /** Inserts the dedupe row and the job in one transaction; false: a duplicate. */
   async function enqueue(connection: ResolvedConnection, message: NormalizedMessage): Promise<boolean> {
@@ -169,7 +447,7 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
   }
 
   return {
-    async handle(call) {
+    async handle(call, context) {
       // 1. The adapter of the channel type.
       const adapter = adapterFor(adapters, call.channelType, call.route);
       if (adapter === undefined) return { kind: 'refused', reason: 'unknown_channel_type' };
@@ -196,8 +474,22 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
         return { kind: 'refused', reason: 'signature_invalid' };
       }
       // An inactive connection keeps its configuration but processes nothing (spec 001 §3).
-      if (!connection.active)
+      if (!connection.active) {
+        if (isSyncAdapter(adapter)) {
+          const response = adapter.respond(
+            { kind: 'connection_inactive' },
+            { message: null, connection, req: call.request },
+          );
+          return { kind: 'sync', response };
+        }
         return { kind: 'accepted', accepted: 0, duplicates: 0, ignored: 'connection_inactive' };
+      }
+
+      // Synchronous channels: the turn runs in this request and its reply is the response.
+      if (isSyncAdapter(adapter)) {
+        const runTurn = context?.runTurn ?? deps.runTurn;
+        return { kind: 'sync', response: await answerSync(adapter, connection, call.request, runTurn) };
+      }
 
       // 5. Normalize (and filter), 6. enqueue with idempotency keys.
       const counts = await deliver(connection, adapter.parseIncoming(call.request, connection));

@@ -2,9 +2,10 @@ import { type EventData, sessionStream, timestampSchema, toAppend } from '@parle
 import type { EventStore } from '@parley/eventstore';
 import type { Logger, Pool, PoolClient } from '@parley/platform';
 import type PgBoss from 'pg-boss';
-import type { ChannelAdapter } from '../adapter.js';
+import type { ChannelAdapter, SyncOutcome } from '../adapter.js';
 import type {
   ChannelHttp,
+  NormalizedMessage,
   OutgoingMessage,
   OutgoingReply,
   ResolvedConnection,
@@ -32,7 +33,15 @@ export interface ChannelTurnRequest {
 export interface ChannelTurnResult {
   sessionId: string;
   reply: { messageId: string; text: string; actionSet?: EventData<'AgentReplied'>['actionSet'] };
+  /** Set when the agent ended the conversation in this turn (runtime TurnResult.ended). */
+  ended?: null | { status: string };
 }
+
+/** runtime.runTurn as the channels call it; `signal` aborts the turn (the synchronous path's timeout). */
+export type ChannelTurnRunner = (
+  req: ChannelTurnRequest,
+  options?: { signal?: AbortSignal },
+) => Promise<ChannelTurnResult>;
 
 /** What the worker needs from the connection store (@parley/channels createConnectionStore). */
 export interface DeliveryConnectionLookup {
@@ -82,6 +91,147 @@ function conversationLockKey(connectionId: string, externalSessionKey: string): 
   return BigInt.asIntN(64, BigInt(`0x${hex.slice(0, 16)}`)).toString();
 }
 
+/** How often a synchronous request waiting for its conversation's lock tries again. */
+const LOCK_POLL_MS = 50;
+
+/**
+ * Runs `fn` on a dedicated client holding the conversation's advisory lock on (connection,
+ * external session key): turns of one conversation never overlap, whichever process runs them
+ * (the worker, or the API for synchronous channels). Without `deadline` it waits as long as it
+ * takes; with one (epoch ms) it polls until then, or until `giveUp` says so, and answers
+ * `{ locked: false }` without calling `fn`.
+ */
+export async function withConversationLock<T>(
+  pool: Pool,
+  connectionId: string,
+  externalSessionKey: string,
+  fn: (client: PoolClient) => Promise<T>,
+  options: { deadline?: number; giveUp?: () => Promise<boolean> } = {},
+): Promise<{ locked: true; value: T } | { locked: false }> {
+  const client: PoolClient = await pool.connect();
+  const lockKey = conversationLockKey(connectionId, externalSessionKey);
+  try {
+    if (options.deadline === undefined) {
+      await client.query('select pg_advisory_lock($1::bigint)', [lockKey]);
+    } else {
+      for (;;) {
+        const got = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1::bigint) as ok', [
+          lockKey,
+        ]);
+        if (got.rows[0]?.ok === true) break;
+        if (Date.now() + LOCK_POLL_MS > options.deadline) return { locked: false };
+        if ((await options.giveUp?.()) === true) return { locked: false };
+        await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
+      }
+    }
+    return { locked: true, value: await fn(client) };
+  } finally {
+    // A client whose unlock failed still holds the lock: it is destroyed, not returned to the pool.
+    // Unlocking a lock this session does not hold only warns, so it is always attempted.
+    const unlocked = await client.query('select pg_advisory_unlock($1::bigint)', [lockKey]).then(
+      () => true,
+      () => false,
+    );
+    client.release(!unlocked);
+  }
+}
+
+/** The runtime request of one inbound message: the same fields whether queued or synchronous. */
+export function channelTurnRequest(
+  connection: ResolvedConnection,
+  message: NormalizedMessage,
+): ChannelTurnRequest {
+  return {
+    projectId: connection.projectId,
+    tenantId: connection.tenantId,
+    message: message.text,
+    channel: connection.channelType,
+    channelType: connection.channelType,
+    ...(connection.agentName === null ? {} : { agentName: connection.agentName }),
+    ...(message.channelUserId === undefined ? {} : { channelUserId: message.channelUserId }),
+    ...(message.actionEvent === undefined ? {} : { actionEvent: message.actionEvent }),
+    externalMessageId: message.externalMessageId,
+    channelMetadata: message.metadata,
+    ...(isIsoTime(message.timestamp) ? { sentAt: message.timestamp } : {}),
+    ...(message.messageMetadata === undefined ? {} : { messageMetadata: message.messageMetadata }),
+  };
+}
+
+/** A turn error a retry cannot cure: the message is answered without a reply instead of retried. */
+export const isFinalTurnError = (err: unknown): err is Error =>
+  err instanceof Error && FINAL_TURN_ERRORS.has(err.name);
+
+/**
+ * Runs the message's turn in the conversation's mapped session, or in a new session when the key
+ * has none or its session ended or is gone. Call it holding the conversation's lock (`client`).
+ */
+export async function runChannelTurn(
+  client: PoolClient,
+  runTurn: ChannelTurnRunner,
+  connection: ResolvedConnection,
+  message: NormalizedMessage,
+  options?: { signal?: AbortSignal },
+): Promise<ChannelTurnResult> {
+  const mapped = await client.query<{ session_id: string }>(
+    'select session_id from channel_sessions where connection_id = $1 and external_session_key = $2',
+    [connection.id, message.externalSessionKey],
+  );
+  const base = channelTurnRequest(connection, message);
+  const existing = mapped.rows[0]?.session_id;
+  const run = (req: ChannelTurnRequest) => (options === undefined ? runTurn(req) : runTurn(req, options));
+  try {
+    return await run(existing === undefined ? base : { ...base, sessionId: existing });
+  } catch (err) {
+    if (existing === undefined || !(err instanceof Error) || !NEW_SESSION_ERRORS.has(err.name)) throw err;
+    // The conversation's session ended: the next message starts a new one.
+    return await run(base);
+  }
+}
+
+/**
+ * Records a turn's outcome in one transaction: the conversation key mapped to the turn's session
+ * (when it produced one), the dedupe row marked answered (with the reply's id and, for synchronous
+ * channels, the outcome the response was rendered from), then `within` (the asynchronous path
+ * inserts its send job).
+ */
+export async function recordChannelTurn(
+  client: PoolClient,
+  connectionId: string,
+  message: NormalizedMessage,
+  result: ChannelTurnResult | null,
+  options: { syncOutcome?: SyncOutcome; within?: (client: PoolClient) => Promise<void> } = {},
+): Promise<void> {
+  await client.query('begin');
+  try {
+    if (result !== null) {
+      await client.query(
+        `insert into channel_sessions (connection_id, external_session_key, session_id) values ($1, $2, $3)
+         on conflict (connection_id, external_session_key)
+         do update set session_id = excluded.session_id, updated_at = now()`,
+        [connectionId, message.externalSessionKey, result.sessionId],
+      );
+    }
+    await client.query(
+      `update channel_inbound_messages
+       set session_id = coalesce($3, session_id), reply_message_id = coalesce($4, reply_message_id),
+           processed_at = now(), sync_outcome = coalesce($5::jsonb, sync_outcome)
+       where connection_id = $1 and external_message_id = $2`,
+      [
+        connectionId,
+        message.externalMessageId,
+        result?.sessionId ?? null,
+        result?.reply.messageId ?? null,
+        options.syncOutcome === undefined ? null : JSON.stringify(options.syncOutcome),
+      ],
+    );
+    await options.within?.(client);
+    await client.query('commit');
+  } catch (err) {
+    await client.query('rollback').catch(() => {});
+    throw err;
+  }
+}
+
 /**
  * One inbound job: create or resume the conversation's session, run the agent's turn, record the
  * outcome and enqueue the reply's send job (same transaction). A job run again after the turn was
@@ -106,10 +256,7 @@ export async function processInboundJob(
   const adapter = deps.adapters.get(data.channelType) ?? deps.adapters.get(connection.channelType);
   if (adapter === undefined) throw new Error(`no adapter for channel type ${data.channelType}`);
 
-  const lockClient: PoolClient = await pool.connect();
-  const lockKey = conversationLockKey(connectionId, message.externalSessionKey);
-  try {
-    await lockClient.query('select pg_advisory_lock($1::bigint)', [lockKey]);
+  await withConversationLock(pool, connectionId, message.externalSessionKey, async (lockClient) => {
     const row = await lockClient.query<{ processed: boolean }>(
       `select processed_at is not null as processed from channel_inbound_messages
        where connection_id = $1 and external_message_id = $2`,
@@ -132,42 +279,13 @@ export async function processInboundJob(
         .catch((err: unknown) => log.warn({ err }, 'typing indicator failed'));
     }
 
-    const mapped = await lockClient.query<{ session_id: string }>(
-      'select session_id from channel_sessions where connection_id = $1 and external_session_key = $2',
-      [connectionId, message.externalSessionKey],
-    );
-    const base: ChannelTurnRequest = {
-      projectId: connection.projectId,
-      tenantId: connection.tenantId,
-      message: message.text,
-      channel: connection.channelType,
-      channelType: connection.channelType,
-      ...(connection.agentName === null ? {} : { agentName: connection.agentName }),
-      ...(message.channelUserId === undefined ? {} : { channelUserId: message.channelUserId }),
-      ...(message.actionEvent === undefined ? {} : { actionEvent: message.actionEvent }),
-      externalMessageId: message.externalMessageId,
-      channelMetadata: message.metadata,
-      ...(isIsoTime(message.timestamp) ? { sentAt: message.timestamp } : {}),
-      ...(message.messageMetadata === undefined ? {} : { messageMetadata: message.messageMetadata }),
-    };
-    const existing = mapped.rows[0]?.session_id;
     let result: ChannelTurnResult;
     try {
-      try {
-        result = await deps.runTurn(existing === undefined ? base : { ...base, sessionId: existing });
-      } catch (err) {
-        if (existing === undefined || !(err instanceof Error) || !NEW_SESSION_ERRORS.has(err.name)) throw err;
-        // The conversation's session ended: the next message starts a new one.
-        result = await deps.runTurn(base);
-      }
+      result = await runChannelTurn(lockClient, (req) => deps.runTurn(req), connection, message);
     } catch (err) {
-      if (!(err instanceof Error) || !FINAL_TURN_ERRORS.has(err.name)) throw err;
+      if (!isFinalTurnError(err)) throw err;
       log.warn({ error: err.name }, 'inbound message not answered: the turn failed');
-      await lockClient.query(
-        `update channel_inbound_messages set processed_at = now()
-         where connection_id = $1 and external_message_id = $2`,
-        [connectionId, message.externalMessageId],
-      );
+      await recordChannelTurn(lockClient, connectionId, message, null);
       return;
     }
 
@@ -185,38 +303,17 @@ export async function processInboundJob(
         ...(result.reply.actionSet === undefined ? {} : { actionSet: result.reply.actionSet }),
       },
     };
-    await lockClient.query('begin');
-    try {
-      await lockClient.query(
-        `insert into channel_sessions (connection_id, external_session_key, session_id) values ($1, $2, $3)
-         on conflict (connection_id, external_session_key)
-         do update set session_id = excluded.session_id, updated_at = now()`,
-        [connectionId, message.externalSessionKey, result.sessionId],
-      );
-      await lockClient.query(
-        `update channel_inbound_messages set session_id = $3, reply_message_id = $4, processed_at = now()
-         where connection_id = $1 and external_message_id = $2`,
-        [connectionId, message.externalMessageId, result.sessionId, result.reply.messageId],
-      );
-      const id = sendJobId(connectionId, result.reply.messageId);
-      const sent = await boss.send(CHANNEL_SEND_QUEUE, send as unknown as object, {
-        id,
-        db: { executeSql: (text, values) => lockClient.query(text, values) },
-      });
-      if (sent === null) throw new Error(`the ${CHANNEL_SEND_QUEUE} queue does not exist`);
-      await lockClient.query('commit');
-    } catch (err) {
-      await lockClient.query('rollback').catch(() => {});
-      throw err;
-    }
-  } finally {
-    // A client whose unlock failed still holds the lock: it is destroyed, not returned to the pool.
-    const unlocked = await lockClient.query('select pg_advisory_unlock($1::bigint)', [lockKey]).then(
-      () => true,
-      () => false,
-    );
-    lockClient.release(!unlocked);
-  }
+    await recordChannelTurn(lockClient, connectionId, message, result, {
+      within: async (client) => {
+        const id = sendJobId(connectionId, result.reply.messageId);
+        const sent = await boss.send(CHANNEL_SEND_QUEUE, send as unknown as object, {
+          id,
+          db: { executeSql: (text, values) => client.query(text, values) },
+        });
+        if (sent === null) throw new Error(`the ${CHANNEL_SEND_QUEUE} queue does not exist`);
+      },
+    });
+  });
 }
 
 export type SendOutcome = 'sent' | 'retry' | 'failed';

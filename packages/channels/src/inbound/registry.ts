@@ -1,3 +1,4 @@
+import { createContactCenterAdapter } from '../adapters/contactCenter/contactCenterAdapter.js';
 import { createInstagramAdapter } from '../adapters/instagram/instagramAdapter.js';
 import { createLineAdapter } from '../adapters/line/lineAdapter.js';
 import { createMessengerAdapter } from '../adapters/messenger/messengerAdapter.js';
@@ -5,6 +6,7 @@ import { createMsTeamsAdapter } from '../adapters/msteams/msteamsAdapter.js';
 import { createSlackAdapter } from '../adapters/slack/slackAdapter.js';
 import { createSmsAdapter } from '../adapters/sms/smsAdapter.js';
 import { createTelegramAdapter } from '../adapters/telegram/telegramAdapter.js';
+import { createVxmlAdapter } from '../adapters/vxml/vxmlAdapter.js';
 import { createWhatsAppAdapter } from '../adapters/whatsapp/whatsappAdapter.js';
 import { createZendeskAdapter } from '../adapters/zendesk/zendeskAdapter.js';
 import type { InboundAdapter } from './pipeline.js';
@@ -18,6 +20,7 @@ export function createChannelAdapters(
   } = {},
 ): ReadonlyMap<string, InboundAdapter> {
   const adapters: InboundAdapter[] = [
+    createContactCenterAdapter(options),
     createInstagramAdapter(),
     createLineAdapter(options),
     createMessengerAdapter(),
@@ -25,6 +28,7 @@ export function createChannelAdapters(
     createSlackAdapter(options),
     createSmsAdapter(options),
     createTelegramAdapter(options),
+    createVxmlAdapter(options),
     createWhatsAppAdapter(),
     createZendeskAdapter(options),
   ];

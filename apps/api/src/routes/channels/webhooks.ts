@@ -1,4 +1,5 @@
 import {
+  type ChannelTurnRunner,
   type InboundPipeline,
   InboundQueueUnavailableError,
   type InboundRequest,
@@ -18,6 +19,11 @@ export interface ChannelWebhookRouteOptions {
    * schemes sign). Unset: the request's own protocol and Host header.
    */
   publicBaseUrl?: string;
+  /**
+   * runtime.runTurn for synchronous channels (contact centre, VoiceXML), whose turn runs in the
+   * request; buildApp passes the chat routes' runtime. Absent: the pipeline's own, if any.
+   */
+  runTurn?: ChannelTurnRunner;
 }
 
 /** A request body as the content type parsers here leave it: the raw bytes and their parsed form. */
@@ -159,15 +165,18 @@ export const channelWebhookRoutes: FastifyPluginAsync<ChannelWebhookRouteOptions
     method: 'GET' | 'POST',
     request: FastifyRequest,
     shape: Shape,
-  ): Promise<WebhookOutcome & { kind: 'challenge' | 'accepted' }> => {
+  ): Promise<WebhookOutcome & { kind: 'challenge' | 'accepted' | 'sync' }> => {
     const params = request.params as Record<string, string>;
     const outcome = await options.pipeline
-      .handle({
-        method,
-        channelType: params.channelType ?? '',
-        route: shape.route(params),
-        request: inboundRequestOf(request, options.publicBaseUrl),
-      })
+      .handle(
+        {
+          method,
+          channelType: params.channelType ?? '',
+          route: shape.route(params),
+          request: inboundRequestOf(request, options.publicBaseUrl),
+        },
+        options.runTurn === undefined ? undefined : { runTurn: options.runTurn },
+      )
       .catch((err: unknown) => {
         // The platform retries a 503: nothing was queued.
         if (err instanceof InboundQueueUnavailableError) {
@@ -187,12 +196,16 @@ export const channelWebhookRoutes: FastifyPluginAsync<ChannelWebhookRouteOptions
       description:
         'Called by the channel platform. Verified with the connection’s secrets (the adapter’s scheme); each ' +
         'message is queued once per external message id (a repeated delivery is a duplicate) and answered by ' +
-        'the worker. A handshake (e.g. Slack url_verification) is answered with its challenge.',
+        'the worker. A handshake (e.g. Slack url_verification) is answered with its challenge. A synchronous ' +
+        'channel (delivery `sync_response`: `contact_center`, `vxml`) is answered in its platform’s own format ' +
+        '(JSON bot-connector response, VoiceXML document) with the agent’s reply, its turn run in the request.',
       tags: ['channels'],
       validation: 'document',
       params: shape.params,
       response: {
-        200: acceptedReply.describe('Verified; the messages are queued'),
+        200: acceptedReply.describe(
+          'Verified; the messages are queued. Synchronous channels: the platform-format response instead',
+        ),
         400: errorResponses.standard,
         401: errorResponses.standard,
         404: errorResponses.standard,
@@ -203,6 +216,12 @@ export const channelWebhookRoutes: FastifyPluginAsync<ChannelWebhookRouteOptions
         const outcome = await answer('POST', request, shape);
         if (outcome.kind === 'challenge')
           return reply.code(outcome.status).type('text/plain').send(outcome.body);
+        // The adapter's rendering, byte for byte (also for a repeated request: the stored response).
+        if (outcome.kind === 'sync')
+          return reply
+            .code(outcome.response.status)
+            .type(outcome.response.contentType)
+            .send(outcome.response.body);
         return {
           success: true,
           data: {
