@@ -1,5 +1,9 @@
 import { authMigrations } from '@parley/auth';
-import { channelInboundMigrations, channelsMigrations } from '@parley/channels';
+import {
+  channelEmailMigrations,
+  channelInboundMigrations,
+  channelsMigrations,
+} from '@parley/channels';
 import { eventStoreMigrations } from '@parley/eventstore';
 import type { MigrationSet } from '@parley/platform';
 import { eventCountsProjection } from '@parley/projection-event-counts';
@@ -28,6 +32,8 @@ export const migrationSets: readonly MigrationSet[] = [
   channelsMigrations,
   // The inbound pipeline's dedupe and conversation tables (no foreign keys).
   channelInboundMigrations,
+  // The email channel's threading, cooldown and reply outcomes (no foreign keys).
+  channelEmailMigrations,
 ];
 
 export const projections: readonly Projection[] = [

@@ -1,8 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { createChannelAdapters, createConnectionStore, keyringFromConfig } from '@parley/channels';
 import { createMediaStorage } from '@parley/media';
 import { ConfigError } from '@parley/platform';
 import { createTelephonyAccountStore } from '@parley/telephony';
-import type { ChannelsWorkOptions, RecordingsWorkOptions, SessionLifecycleOptions } from '@parley/worker';
+import type {
+  ChannelsWorkOptions,
+  EmailIngressOptions,
+  RecordingsWorkOptions,
+  SessionLifecycleOptions,
+} from '@parley/worker';
 import { runtimeOf } from './chatServices.js';
 import type { System } from './system.js';
 
@@ -45,8 +51,59 @@ export function workerChannels(system: System): ChannelsWorkOptions | undefined 
   if (keyring === null) return undefined;
   const runtime = runtimeOf(system);
   return {
-    adapters: createChannelAdapters(),
+    adapters: createChannelAdapters({ pool: system.pool }),
     connections: createConnectionStore(system.pool, keyring),
     runTurn: (req) => runtime.runTurn(req),
+  };
+}
+
+/** The inbound SMTP server's settings, read and checked before anything is opened. */
+export type WorkerEmailSettings = Omit<EmailIngressOptions, 'connections' | 'adapters'>;
+
+/**
+ * The email channel's inbound SMTP server (docs/channels.md "Email") from the configuration: on
+ * when EMAIL_SMTP_PORT is set; STARTTLS with EMAIL_SMTP_TLS_KEY and EMAIL_SMTP_TLS_CERT. A
+ * ConfigError (before anything is opened) without CHANNEL_CREDENTIALS_KEY, with only one of the
+ * TLS files, or when a file cannot be read.
+ */
+export function workerEmailSettings({ config }: Pick<System, 'config'>): WorkerEmailSettings | undefined {
+  if (config.EMAIL_SMTP_PORT === undefined) return undefined;
+  if (keyringFromConfig(config) === null) {
+    throw new ConfigError([
+      'EMAIL_SMTP_PORT: needs CHANNEL_CREDENTIALS_KEY (email connections hold credentials)',
+    ]);
+  }
+  const { EMAIL_SMTP_TLS_KEY: keyFile, EMAIL_SMTP_TLS_CERT: certFile } = config;
+  if ((keyFile === undefined) !== (certFile === undefined)) {
+    throw new ConfigError(['EMAIL_SMTP_TLS_KEY and EMAIL_SMTP_TLS_CERT: set both or neither']);
+  }
+  const read = (name: string, file: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch {
+      throw new ConfigError([`${name}: cannot read ${file}`]);
+    }
+  };
+  return {
+    host: config.EMAIL_SMTP_HOST ?? '127.0.0.1',
+    port: config.EMAIL_SMTP_PORT,
+    ...(config.EMAIL_SMTP_HOSTNAME === undefined ? {} : { hostname: config.EMAIL_SMTP_HOSTNAME }),
+    ...(keyFile === undefined || certFile === undefined
+      ? {}
+      : { tls: { key: read('EMAIL_SMTP_TLS_KEY', keyFile), cert: read('EMAIL_SMTP_TLS_CERT', certFile) } }),
+    ...(config.EMAIL_SMTP_MAX_MESSAGE_BYTES === undefined
+      ? {}
+      : { maxMessageBytes: config.EMAIL_SMTP_MAX_MESSAGE_BYTES }),
+  };
+}
+
+/** The worker's email ingress: the settings plus the connection store and the adapters. */
+export function workerEmail(system: System, settings: WorkerEmailSettings): EmailIngressOptions | undefined {
+  const keyring = keyringFromConfig(system.config);
+  if (keyring === null) return undefined;
+  return {
+    ...settings,
+    connections: createConnectionStore(system.pool, keyring),
+    adapters: createChannelAdapters({ pool: system.pool }),
   };
 }

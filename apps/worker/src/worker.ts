@@ -1,3 +1,13 @@
+import {
+  createChannelJobQueue,
+  createEmailReceiver,
+  createEmailSmtpServer,
+  createEmailThreadStore,
+  createInboundPipeline,
+  type EmailSmtpServer,
+  type InboundAdapter,
+  type InboundConnectionLookup,
+} from '@parley/channels';
 import type { EventStore } from '@parley/eventstore';
 import type { Logger, Pool } from '@parley/platform';
 import { createProjectionRunner, type Projection } from '@parley/projection-runner';
@@ -18,6 +28,51 @@ export interface WorkerOptions {
   sessions?: SessionLifecycleOptions;
   /** Inbound channel messages: turns and reply delivery (pg-boss, schema pgboss); off without it. */
   channels?: ChannelsWorkOptions;
+  /** The email channel's inbound SMTP server (mail enqueued for `channels`); off without it. */
+  email?: EmailIngressOptions;
+}
+
+export interface EmailIngressOptions {
+  /** The connection store (@parley/channels createConnectionStore). */
+  connections: InboundConnectionLookup;
+  adapters: ReadonlyMap<string, InboundAdapter>;
+  host: string;
+  port: number;
+  /** Greeting name; default the machine's host name. */
+  hostname?: string;
+  /** PEM key and certificate: STARTTLS is offered. */
+  tls?: { key: Buffer; cert: Buffer };
+  maxMessageBytes?: number;
+}
+
+/** The SMTP server and, behind it, the same enqueueing the webhooks use (dedupe row and job in one transaction). */
+function createEmailIngress(
+  base: Pick<WorkerOptions, 'pool' | 'logger'>,
+  email: EmailIngressOptions,
+): EmailSmtpServer {
+  const logger = base.logger.child({ subsystem: 'email' });
+  const pipeline = createInboundPipeline({
+    pool: base.pool,
+    boss: createChannelJobQueue(base.pool),
+    adapters: email.adapters,
+    connections: email.connections,
+    logger,
+  });
+  return createEmailSmtpServer({
+    receiver: createEmailReceiver({
+      pipeline,
+      connections: email.connections,
+      threads: createEmailThreadStore(base.pool),
+      logger,
+    }),
+    connections: email.connections,
+    logger,
+    host: email.host,
+    port: email.port,
+    ...(email.hostname === undefined ? {} : { hostname: email.hostname }),
+    ...(email.tls === undefined ? {} : { tls: email.tls }),
+    ...(email.maxMessageBytes === undefined ? {} : { maxMessageBytes: email.maxMessageBytes }),
+  });
 }
 
 export interface Worker {
@@ -64,15 +119,19 @@ export function createWorker(options: WorkerOptions): Worker {
         options.channels,
       )
     : null;
+  const email = options.email ? createEmailIngress(options, options.email) : null;
   return {
     async start() {
       await runner.start();
       await recordings?.start();
       sessions?.start();
       await channels?.start();
+      // After the channel queues exist: mail is answered 250 only once its job is stored.
+      await email?.start();
       options.logger.info({ projections: options.projections.map((p) => p.name) }, 'worker started');
     },
     async stop() {
+      await email?.stop();
       await channels?.stop();
       await sessions?.stop();
       await recordings?.stop();

@@ -22,6 +22,7 @@ export { isSyncAdapter } from './adapter.js';
 export * from './adapters/index.js';
 export * from './connections/index.js';
 export * from './crypto/index.js';
+export * from './email/index.js';
 export * from './inbound/index.js';
 export * from './manifest/index.js';
 export { channelsMigrations } from './migrations.js';

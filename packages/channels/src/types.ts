@@ -62,7 +62,8 @@ export interface OutgoingMessage {
 
 /** What sendResponse reports. `retryable` false: the failure is permanent, no retry. */
 export type SendResult =
-  | { ok: true; externalMessageId?: string }
+  /** `suppressed`: deliberately not delivered, and why (the channel's own rule, e.g. a cooldown). */
+  | { ok: true; externalMessageId?: string; suppressed?: string }
   | { ok: false; retryable: boolean; error: string; status?: number };
 
 /**

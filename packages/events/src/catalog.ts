@@ -1,7 +1,7 @@
 import type { EventInput, KnownEvent, ParsedEvent } from './createCatalog.js';
 import { createCatalog } from './createCatalog.js';
 import { auditRecorded } from './schemas/audit.js';
-import { channelMessageSent, channelSendFailed } from './schemas/channel.js';
+import { channelMessageSent, channelSendFailed, channelSendSuppressed } from './schemas/channel.js';
 import { llmCallRecorded } from './schemas/llm.js';
 import {
   recordingCompleted,
@@ -46,6 +46,7 @@ export const eventCatalog = createCatalog([
   auditRecorded,
   channelMessageSent,
   channelSendFailed,
+  channelSendSuppressed,
 ]);
 
 type Definition = (typeof eventCatalog.definitions)[keyof typeof eventCatalog.definitions];

@@ -24,6 +24,7 @@ describe('the catalog', () => {
         'AuditRecorded',
         'ChannelMessageSent',
         'ChannelSendFailed',
+        'ChannelSendSuppressed',
         'LlmCallRecorded',
         'MessageReceived',
         'RecordingCompleted',

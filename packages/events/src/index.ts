@@ -47,10 +47,13 @@ export {
 export {
   type ChannelMessageSentData,
   type ChannelSendFailedData,
+  type ChannelSendSuppressedData,
   channelMessageSent,
   channelMessageSentSchema,
   channelSendFailed,
   channelSendFailedSchema,
+  channelSendSuppressed,
+  channelSendSuppressedSchema,
 } from './schemas/channel.js';
 export {
   CONTAINMENT_TYPES,

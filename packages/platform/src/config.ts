@@ -172,6 +172,27 @@ export const configSchema = z.object({
       'CHANNEL_CREDENTIALS_KEYS must be comma-separated base64 keys of 32 bytes',
     )
     .optional(),
+  /** Port of the worker's inbound SMTP server for the email channel (docs/channels.md "Email"). Unset: no SMTP server. */
+  EMAIL_SMTP_PORT: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : Number(v)))
+    .pipe(z.number().int().min(0).max(65535).optional())
+    .optional(),
+  /** Address the inbound SMTP server binds to; default 127.0.0.1 (0.0.0.0: all interfaces, as a mail exchanger needs). */
+  EMAIL_SMTP_HOST: z.string().trim().min(1).optional(),
+  /** Name the SMTP server greets with; default the machine's host name. */
+  EMAIL_SMTP_HOSTNAME: z.string().trim().min(1).optional(),
+  /** PEM files of the key and certificate for STARTTLS on the inbound SMTP server (both or neither). */
+  EMAIL_SMTP_TLS_KEY: z.string().trim().min(1).optional(),
+  EMAIL_SMTP_TLS_CERT: z.string().trim().min(1).optional(),
+  /** Largest inbound email accepted, bytes (default 10 MiB); larger ones are refused with 552. */
+  EMAIL_SMTP_MAX_MESSAGE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(100 * 1024 * 1024)
+    .optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -2,7 +2,13 @@ import { createWorker } from '@parley/worker';
 import closeWithGrace from 'close-with-grace';
 import { createApi } from '../apiServices.js';
 import { type DatabaseMode, openSystem } from '../system.js';
-import { workerChannels, workerRecordings, workerSessions } from '../workerServices.js';
+import {
+  workerChannels,
+  workerEmail,
+  workerEmailSettings,
+  workerRecordings,
+  workerSessions,
+} from '../workerServices.js';
 import { type CliContext, printNextSteps } from './context.js';
 
 export interface ServeOptions {
@@ -21,8 +27,10 @@ export interface ServeOptions {
 export async function serve(ctx: CliContext, options: ServeOptions): Promise<void> {
   const { config, logger } = ctx;
   const sessions = options.worker ? workerSessions({ config }) : undefined;
+  const emailSettings = options.worker ? workerEmailSettings({ config }) : undefined;
   const system = await openSystem(config, logger, { database: options.database, migrate: true });
   const channels = options.worker ? workerChannels(system) : undefined;
+  const email = emailSettings ? workerEmail(system, emailSettings) : undefined;
   const worker = options.worker
     ? createWorker({
         pool: system.pool,
@@ -33,6 +41,7 @@ export async function serve(ctx: CliContext, options: ServeOptions): Promise<voi
         pollIntervalMs: config.LOG_POLL_INTERVAL_MS,
         recordings: workerRecordings(system),
         ...(channels ? { channels } : {}),
+        ...(email ? { email } : {}),
         ...(sessions ? { sessions } : {}),
       })
     : null;

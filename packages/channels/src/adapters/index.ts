@@ -18,6 +18,36 @@ export {
   toContactCenterMessages,
 } from './contactCenter/contactCenterTransform.js';
 export {
+  createEmailAdapter,
+  type EmailAdapter,
+  type EmailAdapterOptions,
+} from './email/emailAdapter.js';
+export { composeReplyEmail, outboundMessageId, replyReferences } from './email/emailMessage.js';
+export { channelEmailMigrations } from './email/emailMigrations.js';
+export {
+  automatedReason,
+  type EmailAttachmentInfo,
+  type InboundEmail,
+  messageIdsIn,
+  readInboundEmail,
+  toNormalizedMessage as emailToNormalizedMessage,
+} from './email/emailPayload.js';
+export { stripQuotedReply } from './email/emailQuotes.js';
+export {
+  DEFAULT_AUTO_REPLY_THRESHOLD_SECONDS,
+  EMAIL_CHANNEL_TYPE,
+  EMAIL_CREDENTIALS,
+  type EmailSettings,
+  emailConfigOf,
+  emailSettingsSchema,
+} from './email/emailSettings.js';
+export { replySubject } from './email/emailSubject.js';
+export { createEmailThreadStore, type EmailThreadStore } from './email/emailThreads.js';
+export { type EmailOutput, toEmailOutput } from './email/emailTransform.js';
+export type { EmailTransport, OutboundEmail } from './email/emailTransport.js';
+export { GRAPH_API_BASE_URL } from './email/graphTransport.js';
+export { markdownToText } from './email/markdownToText.js';
+export {
   createInstagramAdapter,
   INSTAGRAM_API_BASE_URL,
   INSTAGRAM_CHANNEL_TYPE,

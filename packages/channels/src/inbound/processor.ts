@@ -316,7 +316,7 @@ export async function processInboundJob(
   });
 }
 
-export type SendOutcome = 'sent' | 'retry' | 'failed';
+export type SendOutcome = 'sent' | 'suppressed' | 'retry' | 'failed';
 
 /** An attempt failed and another one is due: pg-boss retries the job (with backoff). */
 export class RetryableSendError extends Error {
@@ -374,6 +374,22 @@ export async function processSendJob(
     }
   }
 
+  if (result.ok && result.suppressed !== undefined) {
+    // Held back on purpose (not a failure, nor proof the channel works): the connection's counts stay.
+    await deps.store.append(sessionStream(data.sessionId), [
+      toAppend(
+        'ChannelSendSuppressed',
+        {
+          ...scope,
+          reason: result.suppressed.slice(0, 200) || 'suppressed',
+          suppressedAt: now().toISOString(),
+        },
+        metadata,
+        eventId,
+      ),
+    ]);
+    return 'suppressed';
+  }
   if (result.ok) {
     await deps.store.append(sessionStream(data.sessionId), [
       toAppend(

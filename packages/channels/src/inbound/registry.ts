@@ -1,4 +1,6 @@
+import type { Pool } from '@parley/platform';
 import { createContactCenterAdapter } from '../adapters/contactCenter/contactCenterAdapter.js';
+import { createEmailAdapter } from '../adapters/email/emailAdapter.js';
 import { createInstagramAdapter } from '../adapters/instagram/instagramAdapter.js';
 import { createLineAdapter } from '../adapters/line/lineAdapter.js';
 import { createMessengerAdapter } from '../adapters/messenger/messengerAdapter.js';
@@ -13,8 +15,10 @@ import type { InboundAdapter } from './pipeline.js';
 
 /** The adapters this build ships, by channel type: what the inbound routes and the worker use. */
 export function createChannelAdapters(
+  // `pool`: adapters that keep state in the database (email's threads) are included only with it.
   options: {
     now?: () => Date;
+    pool?: Pool;
     /** Bot Framework OpenID metadata (msteams token keys); tests point it at a stand-in. */
     openIdMetadataUrl?: string;
   } = {},
@@ -32,5 +36,6 @@ export function createChannelAdapters(
     createWhatsAppAdapter(),
     createZendeskAdapter(options),
   ];
+  if (options.pool !== undefined) adapters.push(createEmailAdapter({ ...options, pool: options.pool }));
   return new Map(adapters.map((adapter) => [adapter.channelType, adapter]));
 }

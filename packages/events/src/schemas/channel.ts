@@ -50,3 +50,20 @@ export const channelSendFailed = defineEvent({
   schemaVersion: 1,
   schema: channelSendFailedSchema,
 });
+
+/**
+ * The reply was deliberately not delivered: the channel's own rule held it back (the email
+ * channel's per-address auto-reply cooldown, spec 001 §8). The agent's reply stays in the session.
+ */
+export const channelSendSuppressedSchema = z.object({
+  ...deliveryScope,
+  /** Why, as the adapter says it (`auto_reply_cooldown`). */
+  reason: z.string().min(1).max(200),
+  suppressedAt: timestampSchema,
+});
+export type ChannelSendSuppressedData = z.infer<typeof channelSendSuppressedSchema>;
+export const channelSendSuppressed = defineEvent({
+  type: 'ChannelSendSuppressed',
+  schemaVersion: 1,
+  schema: channelSendSuppressedSchema,
+});

@@ -77,6 +77,16 @@ const requiredFields: { [T in EventType]: readonly string[] } = {
     'retryable',
     'failedAt',
   ],
+  ChannelSendSuppressed: [
+    'sessionId',
+    'projectId',
+    'connectionId',
+    'channelType',
+    'messageId',
+    'attempts',
+    'reason',
+    'suppressedAt',
+  ],
   AuditRecorded: ['projectId', 'action', 'principal', 'resource', 'content', 'at'],
 };
 

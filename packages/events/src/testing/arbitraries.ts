@@ -412,6 +412,15 @@ export const eventDataArbitraries: DataArbitraries = {
       ],
     },
   ),
+  ChannelSendSuppressed: fc.record({
+    ...sessionScope,
+    connectionId: id,
+    channelType: channel,
+    messageId: id,
+    attempts: fc.integer({ min: 1, max: 100 }),
+    reason: shortText,
+    suppressedAt: timestamp,
+  }),
   AuditRecorded: fc
     .tuple(
       fc.record(

@@ -260,6 +260,16 @@ export const eventExamples: { readonly [T in EventType]: EventDataInput<T> } = {
     retryable: true,
     failedAt: '2024-11-21T09:31:40.551Z',
   },
+  ChannelSendSuppressed: {
+    sessionId,
+    projectId,
+    connectionId: 'chc_01JDQ2Y4M7N8P9Q0R1S2T3V4W6',
+    channelType: 'email',
+    messageId: 'msg_01JDQ2X1K2L3M4N5P6Q7R8S9T1',
+    attempts: 1,
+    reason: 'auto_reply_cooldown',
+    suppressedAt: '2024-11-21T09:15:10.004Z',
+  },
 };
 
 /** LlmCallRecorded as version 1 stored it: flat token counts, latencies in seconds. */
