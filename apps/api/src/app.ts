@@ -9,6 +9,7 @@ import {
 import type { Logger } from '@parley/platform';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { redactingChildLogger } from './requestLogSerializers.js';
+import { type A2aRouteOptions, a2aRoutes } from './routes/a2a/index.js';
 import { type AgentsRouteOptions, agentsRoutes } from './routes/agents.js';
 import { type AnalyticsRouteOptions, analyticsRoutes } from './routes/analytics.js';
 import {
@@ -49,6 +50,8 @@ export interface AppOptions {
   channelConnections?: ChannelConnectionsRouteOptions;
   /** The inbound channel webhooks (spec 001 §4.1); the routes are absent without it. */
   channelWebhooks?: ChannelWebhookRouteOptions;
+  /** The A2A protocol channel (spec 001 §2.2, §6): JSON-RPC and agent card per a2a connection; absent without it. */
+  a2a?: A2aRouteOptions;
 }
 
 /**
@@ -96,5 +99,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       ...options.channelWebhooks,
     });
   }
+  if (options.a2a) await app.register(a2aRoutes, options.a2a);
   return app;
 }

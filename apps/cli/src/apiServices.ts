@@ -1,6 +1,7 @@
 import { buildApp, createPageCache } from '@parley/api';
 import { createAuthStore } from '@parley/auth';
 import {
+  createA2aTaskStore,
   createChannelAdapters,
   createChannelJobQueue,
   createConnectionStore,
@@ -43,6 +44,18 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
   const channelKeyring = keyringFromConfig(config);
   const channelConnections = channelKeyring === null ? null : createConnectionStore(pool, channelKeyring);
   const channelAdapters = createChannelAdapters();
+  const channelPipeline =
+    channelConnections === null
+      ? null
+      : createInboundPipeline({
+          pool,
+          boss: createChannelJobQueue(pool),
+          adapters: channelAdapters,
+          connections: channelConnections,
+          // Synchronous channels record their delivery (ChannelMessageSent) themselves.
+          store: system.store,
+          logger: logger.child({ component: 'channels' }),
+        });
   const app = await buildApp({
     logger: logger.child({ component: 'api' }),
     readiness: {
@@ -78,20 +91,22 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
         ...(config.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: config.PUBLIC_BASE_URL }),
       },
     },
-    // Inbound webhooks need the connections' secrets: absent without CHANNEL_CREDENTIALS_KEY.
-    ...(channelConnections === null
+    // Inbound webhooks and A2A need the connections' secrets: absent without CHANNEL_CREDENTIALS_KEY.
+    ...(channelPipeline === null || channelConnections === null
       ? {}
       : {
           channelWebhooks: {
-            pipeline: createInboundPipeline({
-              pool,
-              boss: createChannelJobQueue(pool),
-              adapters: channelAdapters,
-              connections: channelConnections,
-              // Synchronous channels record their delivery (ChannelMessageSent) themselves.
-              store: system.store,
-              logger: logger.child({ component: 'channels' }),
-            }),
+            pipeline: channelPipeline,
+            ...(config.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: config.PUBLIC_BASE_URL }),
+          },
+          a2a: {
+            verifyApiKey: (key: string) => auth.verifyApiKey(key),
+            connections: channelConnections,
+            rpc: {
+              tasks: createA2aTaskStore(pool),
+              deliver: (connection, messages) => channelPipeline.deliver(connection, messages),
+            },
+            agents: createAgentStore(pool),
             ...(config.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: config.PUBLIC_BASE_URL }),
           },
         }),

@@ -1,5 +1,6 @@
 import { authMigrations } from '@parley/auth';
 import {
+  a2aMigrations,
   channelEmailMigrations,
   channelInboundMigrations,
   channelsMigrations,
@@ -34,6 +35,8 @@ export const migrationSets: readonly MigrationSet[] = [
   channelInboundMigrations,
   // The email channel's threading, cooldown and reply outcomes (no foreign keys).
   channelEmailMigrations,
+  // The A2A task store (no foreign keys; reads channel_inbound_messages at query time).
+  a2aMigrations,
 ];
 
 export const projections: readonly Projection[] = [

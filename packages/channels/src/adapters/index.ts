@@ -1,4 +1,56 @@
 export {
+  A2A_CHANNEL_TYPE,
+  A2A_NOTIFICATION_TOKEN_HEADER,
+  A2A_PUSH_TIMEOUT_MS,
+  type A2aAdapter,
+  type A2aAdapterOptions,
+  type A2aChannelMetadata,
+  createA2aAdapter,
+  pushUrlAllowed,
+  replyParts,
+} from './a2a/a2aAdapter.js';
+export { a2aMigrations } from './a2a/a2aMigrations.js';
+export {
+  A2A_HISTORY_LIMITS,
+  A2A_MAX_TEXT_CHARS,
+  type A2aPushConfig,
+  type A2aSendRequest,
+  type MessageMetadataValidator,
+  parseSendParams,
+  parseTaskId,
+  parseTaskQuery,
+} from './a2a/a2aParams.js';
+export {
+  A2A_ERRORS,
+  A2A_METHODS,
+  A2A_PROTOCOL_VERSION,
+  type A2aArtifact,
+  type A2aMessage,
+  type A2aMethod,
+  type A2aPart,
+  type A2aTask,
+  type A2aTaskState,
+  type JsonRpcError,
+  type JsonRpcId,
+  type JsonRpcResponse,
+  type ParsedRpcRequest,
+  parseRpcRequest,
+  rpcError,
+  rpcFailure,
+  rpcResult,
+  TERMINAL_STATES,
+} from './a2a/a2aProtocol.js';
+export { A2A_DEFAULT_BLOCKING_TIMEOUT_MS, type A2aRpcDeps, answerA2aRpc } from './a2a/a2aRpc.js';
+export {
+  type A2aTaskStore,
+  a2aTaskId,
+  type CancelOutcome,
+  createA2aTaskStore,
+  type NewA2aTask,
+  type StoredA2aTask,
+  toA2aTask,
+} from './a2a/a2aTaskStore.js';
+export {
   CONTACT_CENTER_CHANNEL_TYPE,
   CONTACT_CENTER_CREDENTIALS,
   CONTACT_CENTER_DEFAULT_CREDENTIAL_HEADER,

@@ -1,4 +1,5 @@
 import type { Pool } from '@parley/platform';
+import { createA2aAdapter } from '../adapters/a2a/a2aAdapter.js';
 import { createContactCenterAdapter } from '../adapters/contactCenter/contactCenterAdapter.js';
 import { createEmailAdapter } from '../adapters/email/emailAdapter.js';
 import { createInstagramAdapter } from '../adapters/instagram/instagramAdapter.js';
@@ -15,7 +16,7 @@ import type { InboundAdapter } from './pipeline.js';
 
 /** The adapters this build ships, by channel type: what the inbound routes and the worker use. */
 export function createChannelAdapters(
-  // `pool`: adapters that keep state in the database (email's threads) are included only with it.
+  // `pool`: adapters that keep state in the database (a2a's task store) are included only with it.
   options: {
     now?: () => Date;
     pool?: Pool;
@@ -36,6 +37,7 @@ export function createChannelAdapters(
     createWhatsAppAdapter(),
     createZendeskAdapter(options),
   ];
+  if (options.pool !== undefined) adapters.push(createA2aAdapter({ pool: options.pool }));
   if (options.pool !== undefined) adapters.push(createEmailAdapter({ ...options, pool: options.pool }));
   return new Map(adapters.map((adapter) => [adapter.channelType, adapter]));
 }
