@@ -54,6 +54,9 @@ export function workerChannels(system: System): ChannelsWorkOptions | undefined 
     adapters: createChannelAdapters({ pool: system.pool }),
     connections: createConnectionStore(system.pool, keyring),
     runTurn: (req) => runtime.runTurn(req),
+    // Webhooks queued by the API wake the workers through LISTEN at once; polling is the fallback.
+    connectionString: system.databaseUrl,
+    teamSize: system.config.CHANNEL_WORKER_CONCURRENCY,
   };
 }
 

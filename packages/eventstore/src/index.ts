@@ -5,9 +5,12 @@ export {
   AppendOrderConflictError,
   assertLogNotAhead,
   createPostgresEventStore,
+  type Listener,
+  type ListenerOptions,
   LogAheadOfClusterError,
   type PostgresEventStore,
   type PostgresEventStoreOptions,
+  startListener,
 } from './postgres/index.js';
 export {
   type AppendOptions,

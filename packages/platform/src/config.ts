@@ -172,6 +172,11 @@ export const configSchema = z.object({
       'CHANNEL_CREDENTIALS_KEYS must be comma-separated base64 keys of 32 bytes',
     )
     .optional(),
+  /**
+   * Channel messages the worker answers at once (turns and sends, each a pg-boss worker of its
+   * queue); a turn waits on its model, so more than one keeps other conversations moving.
+   */
+  CHANNEL_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Port of the worker's inbound SMTP server for the email channel (docs/channels.md "Email"). Unset: no SMTP server. */
   EMAIL_SMTP_PORT: z
     .string()

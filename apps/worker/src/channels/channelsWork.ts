@@ -1,11 +1,12 @@
 import {
+  CHANNEL_JOBS_NOTIFY_CHANNEL,
   type ChannelQueueOptions,
   createChannelJobQueue,
   DEFAULT_CHANNEL_QUEUE_OPTIONS,
   type InboundWorkerDeps,
   workChannelQueues,
 } from '@parley/channels';
-import type { EventStore } from '@parley/eventstore';
+import { type EventStore, type Listener, startListener } from '@parley/eventstore';
 import type { Logger, Pool } from '@parley/platform';
 import type PgBoss from 'pg-boss';
 
@@ -24,6 +25,11 @@ export interface ChannelsWorkOptions {
   teamSize?: number;
   /** Platform HTTP (tests: a stand-in). */
   fetch?: typeof fetch;
+  /**
+   * The database URL for a LISTEN connection: jobs the API queues (webhooks) wake the workers at
+   * once instead of at their next poll. Absent: polling only.
+   */
+  connectionString?: string;
 }
 
 export interface ChannelsWork {
@@ -41,12 +47,13 @@ export function createChannelsWork(
 ): ChannelsWork {
   const logger = base.logger.child({ subsystem: 'channels' });
   let boss: PgBoss | null = null;
+  let listener: Listener | null = null;
   return {
     async start() {
       boss = createChannelJobQueue(base.pool);
       boss.on('error', (err) => logger.error({ err }, 'channel job queue error'));
       await boss.start();
-      await workChannelQueues(
+      const workers = await workChannelQueues(
         boss,
         {
           pool: base.pool,
@@ -66,8 +73,19 @@ export function createChannelsWork(
           ...(options.teamSize === undefined ? {} : { teamSize: options.teamSize }),
         },
       );
+      if (options.connectionString !== undefined) {
+        listener = startListener({
+          connectionString: options.connectionString,
+          channel: CHANNEL_JOBS_NOTIFY_CHANNEL,
+          name: 'channel-jobs',
+          logger,
+          onWake: () => workers.wake(),
+        });
+      }
     },
     async stop() {
+      await listener?.close();
+      listener = null;
       // Lets the jobs in flight finish (up to 30 s); an unfinished one is retried after it expires.
       await boss?.stop({ graceful: true, wait: true, timeout: 30_000 });
       boss = null;

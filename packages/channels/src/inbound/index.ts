@@ -1,12 +1,14 @@
 export { deliveryEventId, derivedUuid, inboundJobId, sendJobId } from './ids.js';
 export {
   CHANNEL_INBOUND_QUEUE,
+  CHANNEL_JOBS_NOTIFY_CHANNEL,
   CHANNEL_SEND_QUEUE,
   type ChannelQueueOptions,
   createChannelJobQueue,
   DEFAULT_CHANNEL_QUEUE_OPTIONS,
   ensureChannelQueues,
   type InboundJobData,
+  notifyChannelJob,
   PG_BOSS_SCHEMA,
   type SendJobData,
 } from './jobs.js';
@@ -36,4 +38,4 @@ export {
   type SendOutcome,
 } from './processor.js';
 export { createChannelAdapters } from './registry.js';
-export { workChannelQueues } from './work.js';
+export { type ChannelWorkers, workChannelQueues } from './work.js';

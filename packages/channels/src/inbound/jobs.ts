@@ -9,6 +9,18 @@ export const CHANNEL_INBOUND_QUEUE = 'channel-inbound';
 /** One reply to deliver on the channel, retried with backoff. */
 export const CHANNEL_SEND_QUEUE = 'channel-send';
 
+/** NOTIFY channel on which a committed channel job is announced (payload: the queue name). */
+export const CHANNEL_JOBS_NOTIFY_CHANNEL = 'parley_channel_jobs';
+
+/**
+ * Announces a job inserted in the caller's transaction: PostgreSQL delivers the notification at
+ * commit (never for a rollback), and listening workers fetch at once instead of at their next poll.
+ */
+export const notifyChannelJob = (
+  client: { query(text: string, values?: unknown[]): Promise<unknown> },
+  queue: string,
+): Promise<unknown> => client.query('select pg_notify($1, $2)', [CHANNEL_JOBS_NOTIFY_CHANNEL, queue]);
+
 export interface InboundJobData {
   connectionId: string;
   channelType: string;

@@ -12,7 +12,7 @@ import {
 } from '../adapter.js';
 import type { NormalizedMessage, ResolvedConnection, VerifyTokenLookup } from '../types.js';
 import { deliveryEventId, inboundJobId } from './ids.js';
-import { CHANNEL_INBOUND_QUEUE, type InboundJobData } from './jobs.js';
+import { CHANNEL_INBOUND_QUEUE, type InboundJobData, notifyChannelJob } from './jobs.js';
 import {
   type ChannelTurnResult,
   type ChannelTurnRunner,
@@ -426,6 +426,7 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
       });
       if (sent === null)
         throw new InboundQueueUnavailableError(`the ${CHANNEL_INBOUND_QUEUE} queue does not exist`);
+      await notifyChannelJob(client, CHANNEL_INBOUND_QUEUE);
       await client.query('commit');
       return true;
     } catch (err) {

@@ -12,7 +12,7 @@ import type {
   SendResult,
 } from '../types.js';
 import { deliveryEventId, derivedUuid, sendJobId } from './ids.js';
-import { CHANNEL_SEND_QUEUE, type InboundJobData, type SendJobData } from './jobs.js';
+import { CHANNEL_SEND_QUEUE, type InboundJobData, notifyChannelJob, type SendJobData } from './jobs.js';
 
 /** The runtime turn the worker runs (a subset of @parley/runtime's TurnRequest / TurnResult). */
 export interface ChannelTurnRequest {
@@ -311,6 +311,8 @@ export async function processInboundJob(
           db: { executeSql: (text, values) => client.query(text, values) },
         });
         if (sent === null) throw new Error(`the ${CHANNEL_SEND_QUEUE} queue does not exist`);
+        // Send workers of other worker processes: this process wakes its own (workChannelQueues).
+        await notifyChannelJob(client, CHANNEL_SEND_QUEUE);
       },
     });
   });

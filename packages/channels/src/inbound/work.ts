@@ -10,45 +10,77 @@ import {
 import { type InboundWorkerDeps, processInboundJob, processSendJob } from './processor.js';
 
 /**
+ * The pg-boss workers of the channel queues, by queue: `wake` skips their polling delay (a job
+ * was just queued; pg-boss `notifyWorker`).
+ */
+export interface ChannelWorkers {
+  ids: string[];
+  inbound: string[];
+  send: string[];
+  /** Wakes every channel worker of this process (new jobs were queued elsewhere). */
+  wake(): void;
+}
+
+/**
  * Ensures both channel queues and works them on a started pg-boss: inbound jobs (turns) and send
- * jobs (deliveries, retried with backoff up to `sendRetryLimit`). Returns the pg-boss worker ids.
+ * jobs (deliveries, retried with backoff up to `sendRetryLimit`).
+ *
+ * pg-boss waits its polling interval after every fetch, even one that found a job: with one job
+ * per fetch that caps a worker at one job per interval. So a worker that found jobs wakes itself
+ * (no delay while there is work), and an inbound job that queued a reply wakes the send workers
+ * (the reply does not wait for their next poll). Jobs queued by other processes (the API's
+ * webhooks) wake the workers through CHANNEL_JOBS_NOTIFY_CHANNEL (notifyChannelJob) (`wake`, see apps/worker);
+ * polling remains the fallback.
  */
 export async function workChannelQueues(
   boss: PgBoss,
   deps: InboundWorkerDeps,
   options: ChannelQueueOptions & { pollingIntervalSeconds?: number; teamSize?: number },
-): Promise<string[]> {
+): Promise<ChannelWorkers> {
   await ensureChannelQueues(boss, options);
   const polling = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, batchSize: 1 };
-  const ids: string[] = [];
+  const inbound: string[] = [];
+  const send: string[] = [];
+  const wakeAll = (ids: readonly string[]) => {
+    for (const id of ids) boss.notifyWorker(id);
+  };
   for (let i = 0; i < (options.teamSize ?? 1); i++) {
-    ids.push(
-      await boss.work<InboundJobData>(CHANNEL_INBOUND_QUEUE, polling, async (jobs) => {
+    // The handler learns its own worker id once work() has answered; the first fetch may come sooner.
+    const self = { id: '' };
+    self.id = await boss.work<InboundJobData>(CHANNEL_INBOUND_QUEUE, polling, async (jobs) => {
+      for (const job of jobs) {
+        await processInboundJob(deps, boss, job.data).catch((err: unknown) => {
+          deps.logger.error(
+            { err, connectionId: job.data.connectionId, jobId: job.id },
+            'inbound channel job failed; pg-boss retries it',
+          );
+          throw err;
+        });
+      }
+      wakeAll(send);
+      if (jobs.length > 0 && self.id !== '') boss.notifyWorker(self.id);
+    });
+    inbound.push(self.id);
+    const sender = { id: '' };
+    sender.id = await boss.work<SendJobData>(
+      CHANNEL_SEND_QUEUE,
+      { ...polling, includeMetadata: true },
+      async (jobs) => {
         for (const job of jobs) {
-          await processInboundJob(deps, boss, job.data).catch((err: unknown) => {
-            deps.logger.error(
-              { err, connectionId: job.data.connectionId, jobId: job.id },
-              'inbound channel job failed; pg-boss retries it',
-            );
-            throw err;
+          await processSendJob(deps, job.data, {
+            retryCount: job.retryCount,
+            retryLimit: options.sendRetryLimit,
           });
         }
-      }),
+        if (jobs.length > 0 && sender.id !== '') boss.notifyWorker(sender.id);
+      },
     );
-    ids.push(
-      await boss.work<SendJobData>(
-        CHANNEL_SEND_QUEUE,
-        { ...polling, includeMetadata: true },
-        async (jobs) => {
-          for (const job of jobs) {
-            await processSendJob(deps, job.data, {
-              retryCount: job.retryCount,
-              retryLimit: options.sendRetryLimit,
-            });
-          }
-        },
-      ),
-    );
+    send.push(sender.id);
   }
-  return ids;
+  return {
+    ids: [...inbound, ...send],
+    inbound,
+    send,
+    wake: () => wakeAll([...inbound, ...send]),
+  };
 }

@@ -5,3 +5,4 @@ export {
   type PostgresEventStore,
   type PostgresEventStoreOptions,
 } from './createPostgresEventStore.js';
+export { type Listener, type ListenerOptions, startListener } from './listener.js';

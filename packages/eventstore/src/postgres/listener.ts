@@ -13,6 +13,8 @@ export interface ListenerOptions {
   logger: Logger;
   /** Called on every notification and after every (re)connection, which may have missed some. */
   onWake(): void;
+  /** What the listener is called in logs and in pg_stat_activity (default: the log's listener). */
+  name?: string;
 }
 
 export interface Listener {
@@ -37,7 +39,9 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
  * new subscriber with backoff, forever, until close(). Readers poll meanwhile.
  */
 export function startListener(options: ListenerOptions): Listener {
-  const { channel, logger, onWake } = options;
+  const { channel, onWake } = options;
+  const name = options.name ?? 'log';
+  const logger = options.logger.child({ listener: name });
   const stopped = new AbortController();
   let current: Subscriber | undefined;
 
@@ -46,7 +50,7 @@ export function startListener(options: ListenerOptions): Listener {
     sub.events.on('notification', (n) => {
       if (n.channel === channel) onWake();
     });
-    sub.events.on('reconnect', (attempt) => logger.debug({ attempt }, 'log listener reconnecting'));
+    sub.events.on('reconnect', (attempt) => logger.debug({ attempt }, `${name} listener reconnecting`));
     sub.events.on('connected', () => {
       // pg-listen can finish a reconnection after close(); do not keep that connection.
       if (stopped.signal.aborted) void sub.close().catch(() => {});
@@ -54,7 +58,7 @@ export function startListener(options: ListenerOptions): Listener {
     });
     await sub.connect();
     await sub.listenTo(channel);
-    logger.debug({ channel }, 'log listener listening');
+    logger.debug({ channel }, `${name} listener listening`);
     const stop = new Promise<undefined>((resolve) =>
       stopped.signal.addEventListener('abort', () => resolve(undefined), { once: true }),
     );
@@ -66,8 +70,11 @@ export function startListener(options: ListenerOptions): Listener {
     let failures = 0;
     while (!stopped.signal.aborted) {
       const sub = createSubscriber(
-        { connectionString: options.connectionString, application_name: 'parley-log-listener' },
+        { connectionString: options.connectionString, application_name: `parley-${name}-listener` },
         {
+          // Payloads are opaque: pg-listen's default JSON.parse would turn a plain-text payload into
+          // an 'error' (and a reconnection) instead of a notification.
+          parse: (payload: string) => payload,
           paranoidChecking: 15_000,
           retryLimit: 6,
           retryInterval: (attempt) => Math.min(100 * 2 ** attempt, 2_000),
@@ -80,8 +87,8 @@ export function startListener(options: ListenerOptions): Listener {
       } catch (err) {
         if (!stopped.signal.aborted) {
           // Once per outage at warn; the retries after it at debug.
-          if (failures === 0) logger.warn({ err }, 'log listener is down; readers poll until it is back');
-          else logger.debug({ err, failures }, 'log listener still down');
+          if (failures === 0) logger.warn({ err }, `${name} listener is down; readers poll until it is back`);
+          else logger.debug({ err, failures }, `${name} listener still down`);
         }
         failures += 1;
       }
