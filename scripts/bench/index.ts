@@ -4,13 +4,14 @@
  * sessions and 5,000,000 ledger rows, the sessions route against a bare Fastify route, and ingest
  * over HTTP. Ratios are measured in one run, since machines are noisy. Knobs (docs/performance.md):
  * BENCH_SECONDS, BENCH_REBUILD_EVENTS, BENCH_BATCH, the BENCH_QUERY_*, BENCH_LEDGER_EVENTS,
- * BENCH_API_*, BENCH_INGEST_*, BENCH_CHAT_* ones, BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (`append`, `rebuild`,
- * `lag`, `queries`, `rebuild-ledger`, `api`, `ingest`, `chat` or `traces-export`). Results go to stdout as Markdown, progress to stderr.
+ * BENCH_API_*, BENCH_INGEST_*, BENCH_CHAT_*, BENCH_CHANNELS_* ones, BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (`append`, `rebuild`,
+ * `lag`, `queries`, `rebuild-ledger`, `api`, `ingest`, `chat`, `traces-export` or `channels`). Results go to stdout as Markdown, progress to stderr.
  */
 import { cpus } from 'node:os';
 import { EXPORT_BATCH_ROWS } from '@parley/projection-traces';
 import { type ApiRunResult, benchApi } from './api.js';
 import { benchAppend } from './append.js';
+import { benchChannels } from './channels.js';
 import { benchChat } from './chat.js';
 import { openBenchDatabase } from './database.js';
 import { benchIngest } from './ingest.js';
@@ -256,6 +257,49 @@ async function chatSection(): Promise<string[]> {
   }
 }
 
+async function channelsSection(): Promise<string[]> {
+  const db = await openBenchDatabase(24);
+  try {
+    const r = await benchChannels(
+      db.pool,
+      db.url,
+      {
+        seconds: num('BENCH_CHANNELS_SECONDS', 10),
+        clients: num('BENCH_CHANNELS_CLIENTS', 8),
+        rate: num('BENCH_CHANNELS_RATE', 20),
+        // The worker's own settings unless told otherwise: pg-boss polling of workChannelQueues, CHANNEL_WORKER_CONCURRENCY.
+        pollingIntervalSeconds: num('BENCH_CHANNELS_POLL_SECONDS', 2),
+        teamSize: num('BENCH_CHANNELS_TEAM', 4),
+      },
+      log,
+    );
+    const ms = (n: number) => `${n.toFixed(1)} ms`;
+    const a = r.accept;
+    const e = r.endToEnd;
+    return [
+      '### Channels: WhatsApp-shaped webhooks, the worker and a stand-in Graph API',
+      '',
+      `Over HTTP on 127.0.0.1 (fetch), ${a.clients} clients, ${a.seconds} s per run. Accepting a webhook = verify X-Hub-Signature-256, resolve and decrypt the connection, parse, insert the dedupe row and the pg-boss job in one transaction. The bare route reads the same JSON body and INSERTs one row.`,
+      '',
+      '| route | webhooks/s | request p50 | request p99 | ratio |',
+      '|---|---|---|---|---|',
+      `| bare Fastify + 1 INSERT | ${fmt(a.bareInsertsPerSecond)} | | | 1.00 |`,
+      `| POST /api/v1/channels/whatsapp/webhook | ${fmt(a.webhooksPerSecond)} | ${ms(a.request.p50)} | ${ms(a.request.p99)} | ${a.ratio.toFixed(2)} |`,
+      '',
+      `The worker (pg-boss polling every ${r.worker.pollingIntervalSeconds} s as a fallback, woken through LISTEN; ${r.worker.teamSize} workers per queue: turn with the scripted provider, then the send job) answered the ${fmt(r.drain.messages)} accepted messages in ${r.drain.seconds.toFixed(1)} s: **${fmt(r.drain.repliesPerSecond)} replies/s**.`,
+      '',
+      `End to end at ${e.ratePerSecond} messages/s, each from its own user, webhook start to the reply reaching the stand-in:`,
+      '',
+      '| messages | p50 | p99 | max | not answered within 30 s |',
+      '|---|---|---|---|---|',
+      `| ${fmt(e.messages)} | ${ms(e.latency.p50)} | ${ms(e.latency.p99)} | ${ms(e.latency.max)} | ${e.lost} |`,
+      '',
+    ];
+  } finally {
+    await db.close();
+  }
+}
+
 async function tracesExportSection(): Promise<string[]> {
   const db = await openBenchDatabase(8);
   try {
@@ -298,5 +342,6 @@ const sections = [
   ...(run('ingest') ? await ingestSection() : []),
   ...(run('chat') ? await chatSection() : []),
   ...(run('traces-export') ? await tracesExportSection() : []),
+  ...(run('channels') ? await channelsSection() : []),
 ];
 process.stdout.write(`${[...header, ...sections].join('\n')}\n`);
