@@ -212,7 +212,8 @@ describe('SMS transformOutput', () => {
           (n, e) => n + (e.type === 'button' ? 1 : e.type === 'select' ? e.options.length : 0),
           0,
         );
-        if (options > 0) expect(bodies.join('\n')).toContain(`\n${options}. `);
+        // The last option's number starts a line (the first line when there is no text or prompt).
+        if (options > 0) expect(`\n${bodies.join('\n')}`).toContain(`\n${options}. `);
       }),
     );
   });
