@@ -185,7 +185,9 @@ export async function benchChannels(
         Array.from({ length: options.clients }, async (_, client) => {
           while (performance.now() < until) {
             const started = performance.now();
-            await post(target, `4470000${String(client).padStart(5, '0')}`);
+            // Each message from its own user: the backlog spans conversations, as real traffic does
+            // (one conversation's turns are serialized by its lock).
+            await post(target, `447${String(client).padStart(2, '0')}${String(seq).padStart(8, '0')}`);
             times.push(performance.now() - started);
           }
         }),
