@@ -47,6 +47,29 @@ export class InvalidCredentialsError extends ParleyError {
   }
 }
 
+/** Settings a channel type checks (the email channel's transport, host, addresses...) are invalid. */
+export class InvalidSettingsError extends ParleyError {
+  constructor(channelType: string, issues: { path: string; message: string }[]) {
+    super(
+      'INVALID_SETTINGS',
+      400,
+      `invalid ${channelType} settings (${issues.map((i) => `${i.path || 'settings'}: ${i.message}`).join('; ')})`,
+      { details: { issues } },
+    );
+    this.name = 'InvalidSettingsError';
+  }
+}
+
+/** An identifier the channel type cannot route by (an email connection's must be an address). */
+export class InvalidIdentifierError extends ParleyError {
+  constructor(channelType: string, message: string) {
+    super('VALIDATION_ERROR', 400, `invalid ${channelType} externalIdentifier: ${message}`, {
+      details: { field: 'externalIdentifier' },
+    });
+    this.name = 'InvalidIdentifierError';
+  }
+}
+
 export class ProjectNotFoundError extends ParleyError {
   constructor() {
     super('PROJECT_NOT_FOUND', 404, 'Project not found');

@@ -3,6 +3,7 @@ import { type Pool, type PoolClient, withTransaction } from '@parley/platform';
 import { type CredentialKeyring, hashVerifyToken } from '../crypto/keyring.js';
 import { type ChannelManifestEntry, manifestEntry, webhookPathOf } from '../manifest/manifest.js';
 import type { ConnectionStatus, ResolvedConnection, VerifyTokenLookup } from '../types.js';
+import { checkSettings, normalizeIdentifier } from './channelRules.js';
 import {
   ChannelNotConnectableError,
   ConnectionExistsError,
@@ -212,6 +213,8 @@ export function createConnectionStore(pool: Pool, keyring: CredentialKeyring): C
       const c = connectionInputSchema.parse(input);
       const entry = connectableEntry(c.channelType);
       checkCredentials(entry, c.credentials);
+      c.externalIdentifier = normalizeIdentifier(c.channelType, c.externalIdentifier);
+      checkSettings(c.channelType, c.settings ?? {});
       const id = newConnectionId();
       const sealed = seal(id, c.credentials);
       try {
@@ -292,7 +295,11 @@ export function createConnectionStore(pool: Pool, keyring: CredentialKeyring): C
         }
         // Turning a connection (back) on clears its error: the operator fixed what failed.
         const reactivated = p.active === true && (!row.active || row.errored_at !== null);
-        const identifier = p.externalIdentifier ?? row.external_identifier;
+        const identifier =
+          p.externalIdentifier === undefined
+            ? row.external_identifier
+            : normalizeIdentifier(row.channel_type, p.externalIdentifier);
+        if (p.settings !== undefined) checkSettings(row.channel_type, p.settings);
         try {
           const updated = await client.query<Row>(
             `update channel_connections set

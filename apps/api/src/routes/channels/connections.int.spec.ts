@@ -227,6 +227,55 @@ describe('channel connections API', () => {
     expect(badPage.statusCode).toBe(400);
   });
 
+  it('checks what a channel type requires of its settings and identifier (email)', async () => {
+    const email = {
+      channelType: 'email',
+      externalIdentifier: 'Support@Acme.Example',
+      credentials: { smtpUsername: 'mailer', smtpPassword: SECRETS[3] },
+      settings: { smtpHost: 'smtp.acme.example', smtpPort: 587, tlsMode: 'starttls' },
+    };
+    const created = await call('POST', base(), writeKey, email);
+    expect(created.statusCode).toBe(201);
+    // Mail is routed by the lower-cased recipient address.
+    expect(created.json().connection.externalIdentifier).toBe('support@acme.example');
+    const id = created.json().connection.id as string;
+
+    const cases: Array<[object, string, string]> = [
+      [{ ...email, externalIdentifier: 'sales@acme.example', settings: {} }, 'INVALID_SETTINGS', 'smtpHost'],
+      [
+        {
+          ...email,
+          externalIdentifier: 'sales@acme.example',
+          settings: { ...email.settings, tlsMode: 'ssl' },
+        },
+        'INVALID_SETTINGS',
+        'tlsMode',
+      ],
+      [{ ...email, externalIdentifier: 'not-an-address' }, 'VALIDATION_ERROR', 'externalIdentifier'],
+    ];
+    for (const [payload, code, mentioned] of cases) {
+      const res = await call('POST', base(), writeKey, payload);
+      expect(res.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(res.json().error.code).toBe(code);
+      expect(res.json().error.message).toContain(mentioned);
+      expectNoSecrets(res.body);
+    }
+    const badPatch = await call('PATCH', `${base()}/${id}`, writeKey, { settings: { transport: 'fax' } });
+    expect(badPatch.statusCode).toBe(400);
+    expect(badPatch.json().error.code).toBe('INVALID_SETTINGS');
+    const renamed = await call('PATCH', `${base()}/${id}`, writeKey, {
+      externalIdentifier: 'Help@Acme.Example',
+    });
+    expect(renamed.json().connection.externalIdentifier).toBe('help@acme.example');
+    // Other channel types keep their identifiers as given.
+    const slack = await call('POST', base(), writeKey, {
+      channelType: 'slack',
+      externalIdentifier: 'T0CASE:A0CASE',
+      credentials: { botToken: 'xoxb-1', signingSecret: 's' },
+    });
+    expect(slack.json().connection.externalIdentifier).toBe('T0CASE:A0CASE');
+  });
+
   it('answers 409 when another connection of the channel type has the identifier', async () => {
     await call('POST', base(), writeKey, { ...whatsapp, externalIdentifier: 'dup-1' });
     const dup = await call('POST', base(otherProjectId), otherKey, {
