@@ -1,87 +1,70 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type AuthStore, authMigrations, createAuthStore } from '@parley/auth';
 import {
   a2aMigrations,
   CHANNEL_INBOUND_QUEUE,
   CHANNEL_SEND_QUEUE,
-  type ConnectionStore,
-  channelInboundMigrations,
-  channelsMigrations,
   createA2aTaskStore,
   createChannelAdapters,
-  createChannelJobQueue,
-  createConnectionStore,
-  createInboundPipeline,
-  createKeyring,
-  DEFAULT_CHANNEL_QUEUE_OPTIONS,
-  ensureChannelQueues,
   type InboundJobData,
-  type InboundWorkerDeps,
   processInboundJob,
   processSendJob,
   RetryableSendError,
   type SendJobData,
 } from '@parley/channels';
-import { type EventData, sessionStream, upcast } from '@parley/events';
-import { createPostgresEventStore, eventStoreMigrations, type PostgresEventStore } from '@parley/eventstore';
-import { createInProcessRateLimiter } from '@parley/http';
-import { silentLogger } from '@parley/platform';
-import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
-import {
-  createAgentStore,
-  createPriceCards,
-  createProviderRegistry,
-  createRuntime,
-  createScriptedProvider,
-  type LlmProvider,
-  runtimeMigrations,
-} from '@parley/runtime';
-import type { FastifyInstance } from 'fastify';
-import type PgBoss from 'pg-boss';
+import type { EventData } from '@parley/events';
+import { createAgentStore, createScriptedProvider, type LlmProvider } from '@parley/runtime';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../../app.js';
+import { type ChannelWorld, createChannelWorld, PUBLIC_BASE_URL } from '../channels/channelWorld.js';
 
 /**
  * The A2A channel end to end: the JSON-RPC route of the real API app, the inbound pipeline's
- * queue, and the worker's job functions driven one job at a time (boss.fetch, then the job
- * function), with the a2a adapter delivering into the task store and to a push stand-in.
+ * queue, and the worker's job functions driven one job at a time (`world.drain`, or boss.fetch
+ * then the job function), with the a2a adapter delivering into the task store and to a push stand-in.
  */
 
-let db: TestDatabase;
-let store: PostgresEventStore;
-let auth: AuthStore;
-let connections: ConnectionStore;
-let boss: PgBoss;
-let app: FastifyInstance;
-let deps: InboundWorkerDeps;
+let world: ChannelWorld;
 let projectId: string;
 let connectionId: string;
 let chatKey: string;
-let turns = 0;
 /** The system prompt of every model call, in order. */
 const systemPrompts: string[] = [];
 const IDENTIFIER = 'support-agent';
 const RPC = `/api/v1/a2a/${IDENTIFIER}`;
 
 beforeAll(async () => {
-  db = await createTestDatabase([
-    eventStoreMigrations,
-    authMigrations,
-    runtimeMigrations,
-    channelsMigrations,
-    channelInboundMigrations,
-    a2aMigrations,
-  ]);
-  store = createPostgresEventStore({ pool: db.pool, connectionString: db.url, upcast });
-  auth = createAuthStore(db.pool);
-  connections = createConnectionStore(db.pool, createKeyring(randomBytes(32)));
+  const scripted = createScriptedProvider();
+  const recording: LlmProvider = {
+    name: scripted.name,
+    complete(req, onDelta) {
+      systemPrompts.push(req.messages.find((m) => m.role === 'system')?.content ?? '');
+      return scripted.complete(req, onDelta);
+    },
+  };
+  world = await createChannelWorld({
+    migrations: [a2aMigrations],
+    adapters: (pool) => createChannelAdapters({ pool }),
+    providers: [recording],
+    app: ({ db, auth, connections, pipeline }) => ({
+      a2a: {
+        verifyApiKey: (key) => auth.verifyApiKey(key),
+        connections,
+        rpc: {
+          tasks: createA2aTaskStore(db.pool),
+          deliver: (connection, messages) => pipeline.deliver(connection, messages),
+          blockingTimeoutMs: 10_000,
+        },
+        agents: createAgentStore(db.pool),
+        publicBaseUrl: PUBLIC_BASE_URL,
+      },
+    }),
+  });
+  const { auth, connections } = world;
   const tenant = await auth.createTenant({ name: 'Acme' });
   projectId = (await auth.createProject({ tenantId: tenant.id, slug: 'a2a' })).id;
   chatKey = (await auth.createApiKey({ projectId, name: 'a2a', scopes: ['chat.write'] })).key;
-  const agents = createAgentStore(db.pool);
-  await agents.create(projectId, {
+  await createAgentStore(world.db.pool).create(projectId, {
     name: 'tiered',
     description: 'Answers support questions by customer tier',
     provider: 'scripted',
@@ -97,93 +80,15 @@ beforeAll(async () => {
       settings: { allowHttpPushUrls: true },
     })
   ).id;
-
-  const scripted = createScriptedProvider();
-  const recording: LlmProvider = {
-    name: scripted.name,
-    complete(req, onDelta) {
-      systemPrompts.push(req.messages.find((m) => m.role === 'system')?.content ?? '');
-      return scripted.complete(req, onDelta);
-    },
-  };
-  const runtime = createRuntime({
-    pool: db.pool,
-    store,
-    providers: createProviderRegistry({}, { providers: [recording] }),
-    priceCards: createPriceCards(),
-    logger: silentLogger(),
-  });
-  boss = createChannelJobQueue(db.pool);
-  await boss.start();
-  await ensureChannelQueues(boss, DEFAULT_CHANNEL_QUEUE_OPTIONS);
-  const adapters = createChannelAdapters({ pool: db.pool });
-  deps = {
-    pool: db.pool,
-    store,
-    adapters,
-    connections,
-    runTurn: (req) => {
-      turns += 1;
-      return runtime.runTurn(req);
-    },
-    logger: silentLogger(),
-  };
-  const pipeline = createInboundPipeline({
-    pool: db.pool,
-    boss,
-    adapters,
-    connections,
-    logger: silentLogger(),
-  });
-  app = await buildApp({
-    logger: silentLogger(),
-    readiness: { database: async () => true, pendingMigrations: async () => [] },
-    rateLimit: { limiter: createInProcessRateLimiter(), defaultLimit: 1_000 },
-    a2a: {
-      verifyApiKey: (key) => auth.verifyApiKey(key),
-      connections,
-      rpc: {
-        tasks: createA2aTaskStore(db.pool),
-        deliver: (connection, messages) => pipeline.deliver(connection, messages),
-        blockingTimeoutMs: 10_000,
-      },
-      agents,
-      publicBaseUrl: 'https://parley.example',
-    },
-  });
 }, 60_000);
 
 afterAll(async () => {
-  await app?.close();
-  await boss?.stop({ graceful: false, wait: true, timeout: 5_000 });
-  await store?.close();
-  await db?.close();
+  await world?.close();
 });
 
 beforeEach(() => {
   systemPrompts.length = 0;
 });
-
-/** Runs every queued inbound job, then every queued send job (first attempt each). */
-async function work(): Promise<void> {
-  for (
-    let jobs = await boss.fetch<InboundJobData>(CHANNEL_INBOUND_QUEUE, { batchSize: 20 });
-    jobs.length > 0;
-  ) {
-    for (const job of jobs) {
-      await processInboundJob(deps, boss, job.data);
-      await boss.complete(CHANNEL_INBOUND_QUEUE, job.id);
-    }
-    jobs = await boss.fetch<InboundJobData>(CHANNEL_INBOUND_QUEUE, { batchSize: 20 });
-  }
-  for (let jobs = await boss.fetch<SendJobData>(CHANNEL_SEND_QUEUE, { batchSize: 20 }); jobs.length > 0; ) {
-    for (const job of jobs) {
-      await processSendJob(deps, job.data, { retryCount: 0, retryLimit: 0 });
-      await boss.complete(CHANNEL_SEND_QUEUE, job.id);
-    }
-    jobs = await boss.fetch<SendJobData>(CHANNEL_SEND_QUEUE, { batchSize: 20 });
-  }
-}
 
 let seq = 0;
 const nextId = (prefix: string) => `${prefix}-${++seq}-${randomBytes(3).toString('hex')}`;
@@ -225,7 +130,7 @@ async function rpc(
   params: unknown,
   headers: Record<string, string> = { 'x-api-key': chatKey },
 ): Promise<RpcAnswer> {
-  const response = await app.inject({
+  const response = await world.app.inject({
     method: 'POST',
     url: RPC,
     headers,
@@ -248,22 +153,17 @@ const send = (text: string, extra: Record<string, unknown> = {}, configuration?:
   });
 
 async function receivedEvents(sessionId: string): Promise<EventData<'MessageReceived'>[]> {
-  const found: EventData<'MessageReceived'>[] = [];
-  for await (const e of store.readStream(sessionStream(sessionId)))
-    if (e.type === 'MessageReceived') found.push(e.data as EventData<'MessageReceived'>);
-  return found;
+  return (await world.events(sessionId))
+    .filter((e) => e.type === 'MessageReceived')
+    .map((e) => e.data as EventData<'MessageReceived'>);
 }
 
 async function sessionOfContext(contextId: string): Promise<string> {
-  const { rows } = await db.pool.query<{ session_id: string }>(
-    'select session_id from channel_sessions where connection_id = $1 and external_session_key = $2',
-    [connectionId, contextId],
-  );
-  return rows[0]?.session_id ?? '';
+  return (await world.sessionOf(connectionId, contextId)) ?? '';
 }
 
 async function queuedFor(messageId: string): Promise<number> {
-  const { rows } = await db.pool.query<{ n: number }>(
+  const { rows } = await world.db.pool.query<{ n: number }>(
     `select count(*)::int as n from pgboss.job where name = $1 and data->'message'->>'externalMessageId' = $2`,
     [CHANNEL_INBOUND_QUEUE, messageId],
   );
@@ -272,7 +172,7 @@ async function queuedFor(messageId: string): Promise<number> {
 
 describe('the agent card', () => {
   it('describes the endpoint, its API key header and the bound agent as a skill', async () => {
-    const response = await app.inject({ method: 'GET', url: `${RPC}/.well-known/agent-card.json` });
+    const response = await world.app.inject({ method: 'GET', url: `${RPC}/.well-known/agent-card.json` });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({
       protocolVersion: '0.3.0',
@@ -289,7 +189,7 @@ describe('the agent card', () => {
   });
 
   it('is in the OpenAPI document with the JSON-RPC route', async () => {
-    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as Loose;
+    const doc = (await world.app.inject({ method: 'GET', url: '/openapi.json' })).json() as Loose;
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining([
         '/api/v1/a2a/{identifier}',
@@ -299,7 +199,7 @@ describe('the agent card', () => {
   });
 
   it('is 404 for an unknown endpoint', async () => {
-    const response = await app.inject({
+    const response = await world.app.inject({
       method: 'GET',
       url: '/api/v1/a2a/nobody/.well-known/agent-card.json',
     });
@@ -310,7 +210,7 @@ describe('the agent card', () => {
 
 describe('authentication', () => {
   const call = (headers: Record<string, string>, url = RPC) =>
-    app.inject({
+    world.app.inject({
       method: 'POST',
       url,
       headers,
@@ -326,14 +226,22 @@ describe('authentication', () => {
   });
 
   it('refuses a key without chat.write (403) and a key of another project (404)', async () => {
-    const readOnly = (await auth.createApiKey({ projectId, name: 'ro', scopes: ['channels.read'] })).key;
+    const { key: readOnly } = await world.auth.createApiKey({
+      projectId,
+      name: 'ro',
+      scopes: ['channels.read'],
+    });
     const refused = await call({ 'x-api-key': readOnly });
     expect(refused.statusCode).toBe(403);
     expect(refused.json()).toMatchObject({ error: { code: 'PERMISSION_REQUIRED' } });
 
-    const tenant = await auth.createTenant({ name: 'Other' });
-    const other = (await auth.createProject({ tenantId: tenant.id, slug: 'other' })).id;
-    const otherKey = (await auth.createApiKey({ projectId: other, name: 'x', scopes: ['chat.write'] })).key;
+    const tenant = await world.auth.createTenant({ name: 'Other' });
+    const other = (await world.auth.createProject({ tenantId: tenant.id, slug: 'other' })).id;
+    const { key: otherKey } = await world.auth.createApiKey({
+      projectId: other,
+      name: 'x',
+      scopes: ['chat.write'],
+    });
     const hidden = await call({ 'x-api-key': otherKey });
     expect(hidden.statusCode).toBe(404);
     expect(hidden.json()).toMatchObject({ error: { code: 'A2A_ENDPOINT_NOT_FOUND' } });
@@ -348,7 +256,7 @@ describe('authentication', () => {
 
 describe('JSON-RPC errors', () => {
   it('answers -32700 for a body that is not JSON, -32600 and -32601 for bad requests', async () => {
-    const malformed = await app.inject({
+    const malformed = await world.app.inject({
       method: 'POST',
       url: RPC,
       headers: { 'x-api-key': chatKey, 'content-type': 'application/json' },
@@ -360,7 +268,7 @@ describe('JSON-RPC errors', () => {
       id: null,
       error: { code: -32700, message: 'Invalid JSON payload' },
     });
-    const batch = await app.inject({
+    const batch = await world.app.inject({
       method: 'POST',
       url: RPC,
       headers: { 'x-api-key': chatKey },
@@ -368,14 +276,14 @@ describe('JSON-RPC errors', () => {
     });
     expect((batch.json() as RpcAnswer).error?.code).toBe(-32600);
     expect((await rpc('tasks/list', {})).error?.code).toBe(-32601);
-    const text = await app.inject({
+    const text = await world.app.inject({
       method: 'POST',
       url: RPC,
       headers: { 'x-api-key': chatKey, 'content-type': 'text/plain' },
       payload: '{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}',
     });
     expect((text.json() as RpcAnswer).error?.code).toBe(-32600);
-    const binary = await app.inject({
+    const binary = await world.app.inject({
       method: 'POST',
       url: RPC,
       headers: { 'x-api-key': chatKey, 'content-type': 'application/octet-stream' },
@@ -396,7 +304,7 @@ describe('message/send', () => {
     expect(task.history).toHaveLength(1);
     expect(task.history[0]).toMatchObject({ role: 'user', taskId: task.id, contextId: task.contextId });
 
-    await work();
+    await world.drain();
     const done = (await rpc('tasks/get', { id: task.id })).result ?? {};
     expect(done.status.state).toBe('completed');
     const reply = done.status.message;
@@ -423,9 +331,9 @@ describe('message/send', () => {
       metadata: { messageMetadata: { tier: 'gold', order: { id: 'A-1' } }, history },
     });
     const contextId = String(first.result?.contextId);
-    await work();
+    await world.drain();
     await send('and again', { contextId });
-    await work();
+    await world.drain();
     expect(systemPrompts).toEqual(['Customer tier: gold; order A-1.', 'Customer tier: ; order .']);
 
     const received = await receivedEvents(await sessionOfContext(contextId));
@@ -451,7 +359,7 @@ describe('message/send', () => {
       expect(answer.error?.code).toBe(-32602);
       expect(answer.error?.data.issues[0].path).toMatch(/^message\.metadata\.messageMetadata/);
       expect(await queuedFor(messageId)).toBe(0);
-      const rows = await db.pool.query('select 1 from a2a_tasks where message_id = $1', [messageId]);
+      const rows = await world.db.pool.query('select 1 from a2a_tasks where message_id = $1', [messageId]);
       expect(rows.rowCount).toBe(0);
     }
     const history = await send('hi', { metadata: { history: { not: 'an array' } } });
@@ -469,14 +377,14 @@ describe('message/send', () => {
     expect(again.result?.id).toBe(a.result?.id);
     expect(again.result?.contextId).toBe(a.result?.contextId);
     expect(await queuedFor(messageId)).toBe(1);
-    const before = turns;
-    await work();
-    expect(turns - before).toBe(1);
+    const before = world.turns;
+    await world.drain();
+    expect(world.turns - before).toBe(1);
   });
 
   it('refuses continuing another task (-32004) and an unknown one (-32001)', async () => {
     const first = await send('first');
-    await work();
+    await world.drain();
     const follow = await send('follow-up', { taskId: first.result?.id });
     expect(follow.error).toMatchObject({ code: -32004, data: { state: 'completed' } });
     const unknown = await send('x', { taskId: '00000000-0000-8000-8000-000000000000' });
@@ -487,21 +395,21 @@ describe('message/send', () => {
     const pending = send('blocking please', {}, { blocking: true });
     // The worker picks the job up while the request waits.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    await work();
+    await world.drain();
     const answer = await pending;
     expect(answer.result?.status.state).toBe('completed');
     expect(answer.result?.status.message.parts[0].text).toContain('(scripted)');
   });
 
   it('fails the task when its turn cannot run', async () => {
-    const unbound = await connections.create(projectId, {
+    const unbound = await world.connections.create(projectId, {
       channelType: 'a2a',
       externalIdentifier: 'unbound-agent',
       agentName: 'no-such-agent',
       credentials: {},
     });
     const call = (method: string, params: unknown) =>
-      app
+      world.app
         .inject({
           method: 'POST',
           url: '/api/v1/a2a/unbound-agent',
@@ -512,11 +420,11 @@ describe('message/send', () => {
     const sent = await call('message/send', {
       message: { role: 'user', messageId: nextId('m'), parts: [{ kind: 'text', text: 'hi' }] },
     });
-    await work();
+    await world.drain();
     expect((await call('tasks/get', { id: sent.result?.id })).result?.status.state).toBe('failed');
     // Another endpoint's task is not found here, even in the same project.
     expect((await rpc('tasks/get', { id: sent.result?.id })).error?.code).toBe(-32001);
-    await connections.update(projectId, unbound.id, { active: false });
+    await world.connections.update(projectId, unbound.id, { active: false });
     const inactive = await call('message/send', {
       message: { role: 'user', messageId: nextId('m'), parts: [{ kind: 'text', text: 'hi' }] },
     });
@@ -529,15 +437,15 @@ describe('tasks/cancel', () => {
     const sent = await send('cancel me');
     const canceled = await rpc('tasks/cancel', { id: sent.result?.id });
     expect(canceled.result?.status.state).toBe('canceled');
-    const before = turns;
-    await work();
-    expect(turns).toBe(before);
+    const before = world.turns;
+    await world.drain();
+    expect(world.turns).toBe(before);
     expect((await rpc('tasks/get', { id: sent.result?.id })).result?.status.state).toBe('canceled');
 
     const again = await rpc('tasks/cancel', { id: sent.result?.id });
     expect(again.error).toMatchObject({ code: -32002, data: { state: 'canceled' } });
     const done = await send('done');
-    await work();
+    await world.drain();
     expect((await rpc('tasks/cancel', { id: done.result?.id })).error?.code).toBe(-32002);
     expect((await rpc('tasks/cancel', { id: 'nope' })).error?.code).toBe(-32001);
   });
@@ -554,23 +462,23 @@ describe('push notifications', () => {
         { pushNotificationConfig: { url: `${client.baseUrl}/a2a/hook`, token: 'client-token-1' } },
       );
       const taskId = String(sent.result?.id);
-      const [inbound] = await boss.fetch<InboundJobData>(CHANNEL_INBOUND_QUEUE);
+      const [inbound] = await world.boss.fetch<InboundJobData>(CHANNEL_INBOUND_QUEUE);
       if (inbound === undefined) throw new Error('no inbound job');
-      await processInboundJob(deps, boss, inbound.data);
-      await boss.complete(CHANNEL_INBOUND_QUEUE, inbound.id);
+      await processInboundJob(world.deps, world.boss, inbound.data);
+      await world.boss.complete(CHANNEL_INBOUND_QUEUE, inbound.id);
       // The turn ran; the reply is not delivered yet.
       expect((await rpc('tasks/get', { id: taskId })).result?.status.state).toBe('working');
-      const [job] = await boss.fetch<SendJobData>(CHANNEL_SEND_QUEUE);
+      const [job] = await world.boss.fetch<SendJobData>(CHANNEL_SEND_QUEUE);
       if (job === undefined) throw new Error('no send job');
 
-      await expect(processSendJob(deps, job.data, { retryCount: 0, retryLimit: 3 })).rejects.toBeInstanceOf(
-        RetryableSendError,
-      );
+      await expect(
+        processSendJob(world.deps, job.data, { retryCount: 0, retryLimit: 3 }),
+      ).rejects.toBeInstanceOf(RetryableSendError);
       // The task is answered whatever the push does.
       expect((await rpc('tasks/get', { id: taskId })).result?.status.state).toBe('completed');
       status = 200;
-      expect(await processSendJob(deps, job.data, { retryCount: 1, retryLimit: 3 })).toBe('sent');
-      await boss.complete(CHANNEL_SEND_QUEUE, job.id);
+      expect(await processSendJob(world.deps, job.data, { retryCount: 1, retryLimit: 3 })).toBe('sent');
+      await world.boss.complete(CHANNEL_SEND_QUEUE, job.id);
 
       expect(client.requests).toHaveLength(2);
       const delivered = client.requests[1];
@@ -578,9 +486,10 @@ describe('push notifications', () => {
       expect(delivered?.headers['x-a2a-notification-token']).toBe('client-token-1');
       expect(delivered?.body).toMatchObject({ kind: 'task', id: taskId, status: { state: 'completed' } });
       // Delivered: the client's token is not kept.
-      const { rows } = await db.pool.query('select push_config, pushed_at from a2a_tasks where id = $1', [
-        taskId,
-      ]);
+      const { rows } = await world.db.pool.query(
+        'select push_config, pushed_at from a2a_tasks where id = $1',
+        [taskId],
+      );
       expect(rows[0]).toMatchObject({ push_config: null });
       expect(rows[0]?.pushed_at).not.toBeNull();
     } finally {
@@ -589,13 +498,13 @@ describe('push notifications', () => {
   });
 
   it('refuses a plain-http push URL unless the connection allows it', async () => {
-    await connections.create(projectId, {
+    await world.connections.create(projectId, {
       channelType: 'a2a',
       externalIdentifier: 'strict-push',
       agentName: 'tiered',
       credentials: {},
     });
-    const response = await app.inject({
+    const response = await world.app.inject({
       method: 'POST',
       url: '/api/v1/a2a/strict-push',
       headers: { 'x-api-key': chatKey },

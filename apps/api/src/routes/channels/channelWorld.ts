@@ -16,6 +16,7 @@ import {
   ensureChannelQueues,
   type InboundAdapter,
   type InboundJobData,
+  type InboundPipeline,
   type InboundWorkerDeps,
   processInboundJob,
   processSendJob,
@@ -35,12 +36,13 @@ import {
   createPriceCards,
   createProviderRegistry,
   createRuntime,
+  type LlmProvider,
   type Runtime,
   runtimeMigrations,
 } from '@parley/runtime';
 import type { FastifyInstance } from 'fastify';
 import type PgBoss from 'pg-boss';
-import { buildApp } from '../../app.js';
+import { type AppOptions, buildApp } from '../../app.js';
 
 /** The public base URL the webhook routes see (what URL-signing schemes sign). */
 export const PUBLIC_BASE_URL = 'https://parley.example';
@@ -58,6 +60,8 @@ export interface ChannelWorld {
   runtime: Runtime;
   boss: PgBoss;
   app: FastifyInstance;
+  /** The webhooks' inbound pipeline (what the a2a routes deliver through). */
+  pipeline: InboundPipeline;
   deps: InboundWorkerDeps;
   /** Turns run so far (every runTurn call of the worker). */
   readonly turns: number;
@@ -80,9 +84,30 @@ export interface ChannelWorld {
   close(): Promise<void>;
 }
 
-export async function createChannelWorld(
-  options: { adapters?: ReadonlyMap<string, InboundAdapter>; migrations?: MigrationSet[] } = {},
-): Promise<ChannelWorld> {
+export interface ChannelWorldOptions {
+  /**
+   * The webhooks' and the worker's adapters (default: createChannelAdapters()). A function gets the
+   * pool, for adapters that keep state in the database (a2a's task store).
+   */
+  adapters?:
+    | ReadonlyMap<string, InboundAdapter>
+    | ((pool: TestDatabase['pool']) => ReadonlyMap<string, InboundAdapter>);
+  /** Migration sets beyond the log's, auth's, the runtime's and the channels' (e.g. a2aMigrations). */
+  migrations?: MigrationSet[];
+  /** Model providers beside the built-in ones (e.g. one that records each request). */
+  providers?: LlmProvider[];
+  /** The pipeline's budget for a synchronous turn (default SYNC_TURN_TIMEOUT_MS). */
+  syncTurnTimeoutMs?: number;
+  /**
+   * More of the API (`chat`, `a2a`), built from the world's parts. With `chat`, synchronous channels
+   * run their turns through `chat.runtime` (app.ts), not through the worker's `deps.runTurn`.
+   */
+  app?: (
+    parts: Pick<ChannelWorld, 'db' | 'store' | 'auth' | 'connections' | 'runtime' | 'pipeline'>,
+  ) => Partial<AppOptions>;
+}
+
+export async function createChannelWorld(options: ChannelWorldOptions = {}): Promise<ChannelWorld> {
   const db = await createTestDatabase([
     eventStoreMigrations,
     authMigrations,
@@ -97,11 +122,17 @@ export async function createChannelWorld(
   const runtime = createRuntime({
     pool: db.pool,
     store,
-    providers: createProviderRegistry({}),
+    providers: createProviderRegistry(
+      {},
+      options.providers === undefined ? {} : { providers: options.providers },
+    ),
     priceCards: createPriceCards(),
     logger: silentLogger(),
   });
-  const adapters = options.adapters ?? createChannelAdapters();
+  const adapters =
+    typeof options.adapters === 'function'
+      ? options.adapters(db.pool)
+      : (options.adapters ?? createChannelAdapters());
   let turns = 0;
   const deps: InboundWorkerDeps = {
     pool: db.pool,
@@ -117,14 +148,22 @@ export async function createChannelWorld(
   const boss = createChannelJobQueue(db.pool);
   await boss.start();
   await ensureChannelQueues(boss, DEFAULT_CHANNEL_QUEUE_OPTIONS);
+  const pipeline = createInboundPipeline({
+    pool: db.pool,
+    boss,
+    adapters,
+    connections,
+    // Synchronous channels record their answer's delivery in the log (and need `chat` for turns).
+    store,
+    logger: silentLogger(),
+    ...(options.syncTurnTimeoutMs === undefined ? {} : { syncTurnTimeoutMs: options.syncTurnTimeoutMs }),
+  });
   const app = await buildApp({
     logger: silentLogger(),
     readiness: { database: async () => true, pendingMigrations: async () => [] },
     rateLimit: { limiter: createInProcessRateLimiter(), defaultLimit: 10_000 },
-    channelWebhooks: {
-      pipeline: createInboundPipeline({ pool: db.pool, boss, adapters, connections, logger: silentLogger() }),
-      publicBaseUrl: PUBLIC_BASE_URL,
-    },
+    channelWebhooks: { pipeline, publicBaseUrl: PUBLIC_BASE_URL },
+    ...options.app?.({ db, store, auth, connections, runtime, pipeline }),
   });
   let projects = 0;
 
@@ -136,6 +175,7 @@ export async function createChannelWorld(
     runtime,
     boss,
     app,
+    pipeline,
     deps,
     get turns() {
       return turns;

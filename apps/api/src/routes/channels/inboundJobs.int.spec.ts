@@ -1,18 +1,8 @@
-import { createHmac, randomBytes } from 'node:crypto';
-import { authMigrations, createAuthStore } from '@parley/auth';
+import { createHmac } from 'node:crypto';
 import {
   CHANNEL_INBOUND_QUEUE,
   CHANNEL_SEND_QUEUE,
-  type ConnectionStore,
-  channelInboundMigrations,
-  channelsMigrations,
   createChannelAdapters,
-  createChannelJobQueue,
-  createConnectionStore,
-  createInboundPipeline,
-  createKeyring,
-  DEFAULT_CHANNEL_QUEUE_OPTIONS,
-  ensureChannelQueues,
   type InboundJobData,
   type InboundWorkerDeps,
   processInboundJob,
@@ -20,22 +10,8 @@ import {
   RetryableSendError,
   type SendJobData,
 } from '@parley/channels';
-import { sessionStream, upcast } from '@parley/events';
-import { createPostgresEventStore, eventStoreMigrations, type PostgresEventStore } from '@parley/eventstore';
-import { createInProcessRateLimiter } from '@parley/http';
-import { silentLogger } from '@parley/platform';
-import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
-import {
-  createPriceCards,
-  createProviderRegistry,
-  createRuntime,
-  type Runtime,
-  runtimeMigrations,
-} from '@parley/runtime';
-import type { FastifyInstance } from 'fastify';
-import type PgBoss from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../app.js';
+import { type ChannelWorld, createChannelWorld } from './channelWorld.js';
 import { FAKE_CHANNEL, fakeAdapter, type PlatformStandIn, startPlatformStandIn } from './fakeChannel.js';
 
 /**
@@ -44,37 +20,26 @@ import { FAKE_CHANNEL, fakeAdapter, type PlatformStandIn, startPlatformStandIn }
  * permanent send failures, and the real Telegram adapter end to end.
  */
 
-let db: TestDatabase;
-let store: PostgresEventStore;
-let connections: ConnectionStore;
-let boss: PgBoss;
+let world: ChannelWorld;
 let platform: PlatformStandIn;
-let runtime: Runtime;
+/** The worker with the fake in place of the real `whatsapp` adapter (the job tests). */
 let deps: InboundWorkerDeps;
-/** The worker with the real adapters only. */
+/** The worker with the real adapters only (the route tests, like the API's webhooks). */
 let realDeps: InboundWorkerDeps;
-let turns = 0;
 let projectId: string;
 let fakeId: string;
 let telegramId: string;
 let whatsappId: string;
-let app: FastifyInstance;
 const BOT_ID = '7000001';
 const PHONE_NUMBER_ID = '106540352242922';
 const APP_SECRET = 'meta-app-secret';
 
 beforeAll(async () => {
-  db = await createTestDatabase([
-    eventStoreMigrations,
-    authMigrations,
-    runtimeMigrations,
-    channelsMigrations,
-    channelInboundMigrations,
-  ]);
-  store = createPostgresEventStore({ pool: db.pool, connectionString: db.url, upcast });
-  const auth = createAuthStore(db.pool);
-  connections = createConnectionStore(db.pool, createKeyring(randomBytes(32)));
+  world = await createChannelWorld();
+  realDeps = world.deps;
+  deps = { ...world.deps, adapters: new Map([...createChannelAdapters(), [FAKE_CHANNEL, fakeAdapter]]) };
   platform = await startPlatformStandIn();
+  const { auth, connections } = world;
   const tenant = await auth.createTenant({ name: 'Acme' });
   projectId = (await auth.createProject({ tenantId: tenant.id, slug: 'jobs' })).id;
   fakeId = (
@@ -101,53 +66,11 @@ beforeAll(async () => {
       settings: { apiBaseUrl: platform.url },
     })
   ).id;
-  runtime = createRuntime({
-    pool: db.pool,
-    store,
-    providers: createProviderRegistry({}),
-    priceCards: createPriceCards(),
-    logger: silentLogger(),
-  });
-  // The fake stands in for `whatsapp` in the job tests; the route tests use the real adapters.
-  const adapters = new Map([...createChannelAdapters(), [FAKE_CHANNEL, fakeAdapter]]);
-  const realAdapters = createChannelAdapters();
-  deps = {
-    pool: db.pool,
-    store,
-    adapters,
-    connections,
-    runTurn: (req) => {
-      turns += 1;
-      return runtime.runTurn(req);
-    },
-    logger: silentLogger(),
-  };
-  realDeps = { ...deps, adapters: realAdapters };
-  boss = createChannelJobQueue(db.pool);
-  await boss.start();
-  await ensureChannelQueues(boss, DEFAULT_CHANNEL_QUEUE_OPTIONS);
-  app = await buildApp({
-    logger: silentLogger(),
-    readiness: { database: async () => true, pendingMigrations: async () => [] },
-    rateLimit: { limiter: createInProcessRateLimiter(), defaultLimit: 1_000 },
-    channelWebhooks: {
-      pipeline: createInboundPipeline({
-        pool: db.pool,
-        boss,
-        adapters: realAdapters,
-        connections,
-        logger: silentLogger(),
-      }),
-    },
-  });
 }, 60_000);
 
 afterAll(async () => {
-  await app?.close();
-  await boss?.stop({ graceful: false, wait: true, timeout: 5_000 });
+  await world?.close();
   await platform?.close();
-  await store?.close();
-  await db?.close();
 });
 
 let seq = 0;
@@ -169,23 +92,15 @@ const inbound = (chat: string, text = 'hello', connectionId = fakeId): InboundJo
 
 /** Inserts the dedupe row the webhook would have inserted. */
 async function received(data: InboundJobData): Promise<void> {
-  await db.pool.query(
+  await world.db.pool.query(
     `insert into channel_inbound_messages (connection_id, external_message_id, external_session_key, job_id)
      values ($1, $2, $3, gen_random_uuid())`,
     [data.connectionId, data.message.externalMessageId, data.message.externalSessionKey],
   );
 }
 
-async function sessionOf(connectionId: string, chat: string): Promise<string | undefined> {
-  const { rows } = await db.pool.query<{ session_id: string }>(
-    'select session_id from channel_sessions where connection_id = $1 and external_session_key = $2',
-    [connectionId, chat],
-  );
-  return rows[0]?.session_id;
-}
-
 async function sendJobsOf(sessionId: string): Promise<SendJobData[]> {
-  const { rows } = await db.pool.query<{ data: SendJobData }>(
+  const { rows } = await world.db.pool.query<{ data: SendJobData }>(
     `select data from pgboss.job where name = $1 and data->>'sessionId' = $2`,
     [CHANNEL_SEND_QUEUE, sessionId],
   );
@@ -193,21 +108,19 @@ async function sendJobsOf(sessionId: string): Promise<SendJobData[]> {
 }
 
 async function streamTypes(sessionId: string): Promise<string[]> {
-  const types: string[] = [];
-  for await (const e of store.readStream(sessionStream(sessionId))) types.push(e.type);
-  return types;
+  return (await world.events(sessionId)).map((e) => e.type);
 }
 
 describe('the inbound job', () => {
   it('runs the turn once however often the job runs, and enqueues one send', async () => {
     const data = inbound('chat-once');
     await received(data);
-    const before = turns;
-    await processInboundJob(deps, boss, data);
-    await processInboundJob(deps, boss, data);
-    await Promise.all([processInboundJob(deps, boss, data), processInboundJob(deps, boss, data)]);
-    expect(turns - before).toBe(1);
-    const sessionId = (await sessionOf(fakeId, 'chat-once')) ?? '';
+    const before = world.turns;
+    await processInboundJob(deps, world.boss, data);
+    await processInboundJob(deps, world.boss, data);
+    await Promise.all([processInboundJob(deps, world.boss, data), processInboundJob(deps, world.boss, data)]);
+    expect(world.turns - before).toBe(1);
+    const sessionId = (await world.sessionOf(fakeId, 'chat-once')) ?? '';
     expect((await streamTypes(sessionId)).filter((t) => t === 'AgentReplied')).toHaveLength(1);
     expect(await sendJobsOf(sessionId)).toHaveLength(1);
   });
@@ -216,10 +129,9 @@ describe('the inbound job', () => {
     const data = inbound('chat-fields');
     data.message.messageMetadata = { tier: 'gold' };
     await received(data);
-    await processInboundJob(deps, boss, data);
-    const sessionId = (await sessionOf(fakeId, 'chat-fields')) ?? '';
-    const events = [];
-    for await (const e of store.readStream(sessionStream(sessionId))) events.push(e);
+    await processInboundJob(deps, world.boss, data);
+    const sessionId = (await world.sessionOf(fakeId, 'chat-fields')) ?? '';
+    const events = await world.events(sessionId);
     const message = events.find((e) => e.type === 'MessageReceived');
     expect(message?.data).toMatchObject({
       externalMessageId: data.message.externalMessageId,
@@ -233,8 +145,8 @@ describe('the inbound job', () => {
   it('maps a new conversation to one session even when its first messages are processed at once', async () => {
     const jobs = [inbound('chat-burst', 'one'), inbound('chat-burst', 'two'), inbound('chat-burst', 'three')];
     for (const job of jobs) await received(job);
-    await Promise.all(jobs.map((job) => processInboundJob(deps, boss, job)));
-    const sessionId = (await sessionOf(fakeId, 'chat-burst')) ?? '';
+    await Promise.all(jobs.map((job) => processInboundJob(deps, world.boss, job)));
+    const sessionId = (await world.sessionOf(fakeId, 'chat-burst')) ?? '';
     const types = await streamTypes(sessionId);
     expect(types.filter((t) => t === 'SessionStarted')).toHaveLength(1);
     expect(types.filter((t) => t === 'MessageReceived')).toHaveLength(3);
@@ -244,13 +156,13 @@ describe('the inbound job', () => {
   it('starts a new session when the conversation’s session has ended', async () => {
     const first = inbound('chat-ended');
     await received(first);
-    await processInboundJob(deps, boss, first);
-    const ended = (await sessionOf(fakeId, 'chat-ended')) ?? '';
-    await runtime.endSession(projectId, ended);
+    await processInboundJob(deps, world.boss, first);
+    const ended = (await world.sessionOf(fakeId, 'chat-ended')) ?? '';
+    await world.runtime.endSession(projectId, ended);
     const next = inbound('chat-ended', 'back again');
     await received(next);
-    await processInboundJob(deps, boss, next);
-    const fresh = await sessionOf(fakeId, 'chat-ended');
+    await processInboundJob(deps, world.boss, next);
+    const fresh = await world.sessionOf(fakeId, 'chat-ended');
     expect(fresh).toBeDefined();
     expect(fresh).not.toBe(ended);
     expect((await streamTypes(fresh ?? '')).slice(0, 2)).toEqual(['SessionStarted', 'MessageReceived']);
@@ -258,7 +170,7 @@ describe('the inbound job', () => {
 
   it('marks a message whose turn cannot succeed answered, without a reply or a retry', async () => {
     const unbound = (
-      await connections.create(projectId, {
+      await world.connections.create(projectId, {
         channelType: FAKE_CHANNEL,
         externalIdentifier: 'fake-unbound',
         agentName: 'no-such-agent',
@@ -267,12 +179,12 @@ describe('the inbound job', () => {
     ).id;
     const data = inbound('chat-noagent', 'hello', unbound);
     await received(data);
-    const before = turns;
-    await processInboundJob(deps, boss, data);
-    await processInboundJob(deps, boss, data);
-    expect(turns - before).toBe(1);
-    expect(await sessionOf(unbound, 'chat-noagent')).toBeUndefined();
-    const { rows } = await db.pool.query(
+    const before = world.turns;
+    await processInboundJob(deps, world.boss, data);
+    await processInboundJob(deps, world.boss, data);
+    expect(world.turns - before).toBe(1);
+    expect(await world.sessionOf(unbound, 'chat-noagent')).toBeUndefined();
+    const { rows } = await world.db.pool.query(
       'select processed_at is not null as done, reply_message_id from channel_inbound_messages where connection_id = $1',
       [unbound],
     );
@@ -281,9 +193,9 @@ describe('the inbound job', () => {
 
   it('drops the message of a deleted connection without a turn', async () => {
     const data = { ...inbound('chat-gone'), connectionId: 'chc_doesnotexist00' };
-    const before = turns;
-    await processInboundJob(deps, boss, data);
-    expect(turns).toBe(before);
+    const before = world.turns;
+    await processInboundJob(deps, world.boss, data);
+    expect(world.turns).toBe(before);
   });
 });
 
@@ -292,13 +204,12 @@ describe('the send job', () => {
     platform.failChats.set('chat-403', 403);
     const data = inbound('chat-403');
     await received(data);
-    await processInboundJob(deps, boss, data);
-    const sessionId = (await sessionOf(fakeId, 'chat-403')) ?? '';
+    await processInboundJob(deps, world.boss, data);
+    const sessionId = (await world.sessionOf(fakeId, 'chat-403')) ?? '';
     const [job] = await sendJobsOf(sessionId);
     if (job === undefined) throw new Error('no send job');
     expect(await processSendJob(deps, job, { retryCount: 0, retryLimit: 5 })).toBe('failed');
-    const events = [];
-    for await (const e of store.readStream(sessionStream(sessionId))) events.push(e);
+    const events = await world.events(sessionId);
     expect(events.find((e) => e.type === 'ChannelSendFailed')?.data).toMatchObject({
       attempts: 1,
       retryable: false,
@@ -314,8 +225,8 @@ describe('the send job', () => {
     platform.failChats.set('chat-503', 503);
     const data = inbound('chat-503');
     await received(data);
-    await processInboundJob(deps, boss, data);
-    const sessionId = (await sessionOf(fakeId, 'chat-503')) ?? '';
+    await processInboundJob(deps, world.boss, data);
+    const sessionId = (await world.sessionOf(fakeId, 'chat-503')) ?? '';
     const [job] = await sendJobsOf(sessionId);
     if (job === undefined) throw new Error('no send job');
     await expect(processSendJob(deps, job, { retryCount: 0, retryLimit: 1 })).rejects.toBeInstanceOf(
@@ -339,14 +250,14 @@ describe('the Telegram adapter through the pipeline', () => {
       },
     };
     const url = `/api/v1/channels/telegram/webhook/${BOT_ID}`;
-    const wrong = await app.inject({
+    const wrong = await world.app.inject({
       method: 'POST',
       url,
       headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'nope' },
       payload: update,
     });
     expect(wrong.statusCode).toBe(401);
-    const ok = await app.inject({
+    const ok = await world.app.inject({
       method: 'POST',
       url,
       headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'tg-secret-1' },
@@ -354,12 +265,12 @@ describe('the Telegram adapter through the pipeline', () => {
     });
     expect(ok.json()).toEqual({ success: true, data: { accepted: 1, duplicates: 0 } });
 
-    const [inboundJob] = await boss.fetch<InboundJobData>(CHANNEL_INBOUND_QUEUE);
+    const [inboundJob] = await world.boss.fetch<InboundJobData>(CHANNEL_INBOUND_QUEUE);
     if (inboundJob === undefined) throw new Error('no inbound job');
     expect(inboundJob.data.connectionId).toBe(telegramId);
-    await processInboundJob(realDeps, boss, inboundJob.data);
-    await boss.complete(CHANNEL_INBOUND_QUEUE, inboundJob.id);
-    const sessionId = (await sessionOf(telegramId, inboundJob.data.message.externalSessionKey)) ?? '';
+    await processInboundJob(realDeps, world.boss, inboundJob.data);
+    await world.boss.complete(CHANNEL_INBOUND_QUEUE, inboundJob.id);
+    const sessionId = (await world.sessionOf(telegramId, inboundJob.data.message.externalSessionKey)) ?? '';
     const [sendJob] = await sendJobsOf(sessionId);
     if (sendJob === undefined) throw new Error('no send job');
     expect(await processSendJob(realDeps, sendJob, { retryCount: 0, retryLimit: 3 })).toBe('sent');
@@ -404,7 +315,7 @@ describe('the WhatsApp adapter through the generic route', () => {
     const raw = JSON.stringify(payload);
     const signature = `sha256=${createHmac('sha256', APP_SECRET).update(raw).digest('hex')}`;
     const post = (sig: string) =>
-      app.inject({
+      world.app.inject({
         method: 'POST',
         url: '/api/v1/channels/whatsapp/webhook',
         headers: { 'content-type': 'application/json', 'x-hub-signature-256': sig },
@@ -414,12 +325,12 @@ describe('the WhatsApp adapter through the generic route', () => {
     expect((await post(signature)).json()).toEqual({ success: true, data: { accepted: 1, duplicates: 0 } });
     expect((await post(signature)).json()).toEqual({ success: true, data: { accepted: 0, duplicates: 1 } });
 
-    const [inboundJob] = await boss.fetch<InboundJobData>(CHANNEL_INBOUND_QUEUE);
+    const [inboundJob] = await world.boss.fetch<InboundJobData>(CHANNEL_INBOUND_QUEUE);
     if (inboundJob === undefined) throw new Error('no inbound job');
     expect(inboundJob.data.connectionId).toBe(whatsappId);
-    await processInboundJob(realDeps, boss, inboundJob.data);
-    await boss.complete(CHANNEL_INBOUND_QUEUE, inboundJob.id);
-    const sessionId = (await sessionOf(whatsappId, inboundJob.data.message.externalSessionKey)) ?? '';
+    await processInboundJob(realDeps, world.boss, inboundJob.data);
+    await world.boss.complete(CHANNEL_INBOUND_QUEUE, inboundJob.id);
+    const sessionId = (await world.sessionOf(whatsappId, inboundJob.data.message.externalSessionKey)) ?? '';
     const [sendJob] = await sendJobsOf(sessionId);
     if (sendJob === undefined) throw new Error('no send job');
     expect(await processSendJob(realDeps, sendJob, { retryCount: 0, retryLimit: 3 })).toBe('sent');

@@ -1,40 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { type AuthStore, authMigrations, createAuthStore } from '@parley/auth';
-import {
-  type ConnectionStore,
-  channelInboundMigrations,
-  channelsMigrations,
-  createChannelJobQueue,
-  createConnectionStore,
-  createContactCenterAdapter,
-  createInboundPipeline,
-  createKeyring,
-  createVxmlAdapter,
-  deliveryEventId,
-} from '@parley/channels';
+import { createContactCenterAdapter, createVxmlAdapter, deliveryEventId } from '@parley/channels';
 import { xmlWellFormedError } from '@parley/channels/testing';
-import { sessionStream, upcast } from '@parley/events';
-import {
-  createPostgresEventStore,
-  eventStoreMigrations,
-  type PostgresEventStore,
-  type RecordedEvent,
-} from '@parley/eventstore';
-import { createInProcessRateLimiter } from '@parley/http';
-import { silentLogger } from '@parley/platform';
-import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
-import {
-  createPriceCards,
-  createProviderRegistry,
-  createRuntime,
-  type Runtime,
-  runtimeMigrations,
-} from '@parley/runtime';
-import type { FastifyInstance } from 'fastify';
+import type { RecordedEvent } from '@parley/eventstore';
+import type { Runtime } from '@parley/runtime';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../../app.js';
 import { inProcessLimits } from '../chat/chatFixture.js';
 import { sessionScopeFromLog } from '../chat/sessionScopeFromLog.js';
+import { type ChannelWorld, createChannelWorld } from './channelWorld.js';
 
 const CLIENT_SECRET = 'cc-secret-7f3a';
 const INBOUND_TOKEN = 'ivr-token-9b1c';
@@ -43,92 +15,57 @@ const IVR = 'acme-ivr';
 /** Short, so a `/delay` turn outlasts it; scripted turns take well under it. */
 const TURN_TIMEOUT_MS = 3_000;
 
-let db: TestDatabase;
-let store: PostgresEventStore;
-let auth: AuthStore;
-let connections: ConnectionStore;
-let app: FastifyInstance;
+let world: ChannelWorld;
 let ccConnectionId: string;
 let vxmlConnectionId: string;
 /** Turns started through the API's runtime (the chat runtime that buildApp hands the webhooks). */
 let turns = 0;
 
 beforeAll(async () => {
-  db = await createTestDatabase([
-    eventStoreMigrations,
-    authMigrations,
-    runtimeMigrations,
-    channelsMigrations,
-    channelInboundMigrations,
-  ]);
-  store = createPostgresEventStore({ pool: db.pool, connectionString: db.url, upcast });
-  auth = createAuthStore(db.pool);
-  connections = createConnectionStore(db.pool, createKeyring(randomBytes(32)));
-  const tenant = await auth.createTenant({ name: 'Acme' });
-  const projectId = (await auth.createProject({ tenantId: tenant.id, slug: 'sync-channels' })).id;
+  world = await createChannelWorld({
+    adapters: new Map(
+      [createContactCenterAdapter(), createVxmlAdapter()].map((adapter) => [adapter.channelType, adapter]),
+    ),
+    syncTurnTimeoutMs: TURN_TIMEOUT_MS,
+    // The webhooks get their runTurn from the chat runtime (app.ts), not from the pipeline.
+    app: ({ auth, store, runtime }) => {
+      const counting: Pick<Runtime, 'runTurn' | 'endSession'> = {
+        runTurn: (req, options) => {
+          turns += 1;
+          // `no-abort`: a turn that does not stop when the request's timeout aborts it.
+          return req.message.includes('no-abort') ? runtime.runTurn(req) : runtime.runTurn(req, options);
+        },
+        endSession: (...args) => runtime.endSession(...args),
+      };
+      return {
+        chat: {
+          verifyApiKey: (key) => auth.verifyApiKey(key),
+          runtime: counting,
+          sessionScope: sessionScopeFromLog(store),
+          limits: inProcessLimits(),
+        },
+      };
+    },
+  });
   ccConnectionId = (
-    await connections.create(projectId, {
+    await world.connect({
       channelType: 'contact_center',
       externalIdentifier: STREAM,
       credentials: { clientSecret: CLIENT_SECRET },
     })
   ).id;
   vxmlConnectionId = (
-    await connections.create(projectId, {
+    await world.connect({
       channelType: 'vxml',
       externalIdentifier: IVR,
       credentials: { inboundToken: INBOUND_TOKEN },
       settings: { greeting: 'Welcome to Acme.' },
     })
   ).id;
-  const runtime = createRuntime({
-    pool: db.pool,
-    store,
-    providers: createProviderRegistry({}),
-    priceCards: createPriceCards(),
-    logger: silentLogger(),
-  });
-  const counting: Pick<Runtime, 'runTurn' | 'endSession'> = {
-    runTurn: (req, options) => {
-      turns += 1;
-      // `no-abort`: a turn that does not stop when the request's timeout aborts it.
-      return req.message.includes('no-abort') ? runtime.runTurn(req) : runtime.runTurn(req, options);
-    },
-    endSession: (...args) => runtime.endSession(...args),
-  };
-  const adapters = new Map(
-    [createContactCenterAdapter(), createVxmlAdapter()].map((adapter) => [adapter.channelType, adapter]),
-  );
-  app = await buildApp({
-    logger: silentLogger(),
-    readiness: { database: async () => true, pendingMigrations: async () => [] },
-    rateLimit: { limiter: createInProcessRateLimiter(), defaultLimit: 1_000 },
-    // The webhooks get their runTurn from here (app.ts), not from the pipeline.
-    chat: {
-      verifyApiKey: (key) => auth.verifyApiKey(key),
-      runtime: counting,
-      sessionScope: sessionScopeFromLog(store),
-      limits: inProcessLimits(),
-    },
-    channelWebhooks: {
-      pipeline: createInboundPipeline({
-        pool: db.pool,
-        boss: createChannelJobQueue(db.pool),
-        adapters,
-        connections,
-        store,
-        logger: silentLogger(),
-        syncTurnTimeoutMs: TURN_TIMEOUT_MS,
-      }),
-      publicBaseUrl: 'https://parley.example.com',
-    },
-  });
 }, 60_000);
 
 afterAll(async () => {
-  await app?.close();
-  await store?.close();
-  await db?.close();
+  await world?.close();
 });
 
 beforeEach(() => {
@@ -152,7 +89,7 @@ const utterance = (text: string, ids: { session: string; message?: string }) => 
 });
 
 const postCc = (body: object, secret = CLIENT_SECRET) =>
-  app.inject({
+  world.app.inject({
     method: 'POST',
     url: `/api/v1/channels/contact_center/hooks/${STREAM}`,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
@@ -160,21 +97,15 @@ const postCc = (body: object, secret = CLIENT_SECRET) =>
   });
 
 const postVxml = (fields: Record<string, string>, token = INBOUND_TOKEN) =>
-  app.inject({
+  world.app.inject({
     method: 'POST',
     url: `/api/v1/channels/vxml/hooks/${IVR}?token=${encodeURIComponent(token)}`,
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     payload: new URLSearchParams(fields).toString(),
   });
 
-async function events(sessionId: string): Promise<RecordedEvent[]> {
-  const out: RecordedEvent[] = [];
-  for await (const e of store.readStream(sessionStream(sessionId))) out.push(e);
-  return out;
-}
-
 async function row(connectionId: string, externalMessageId: string) {
-  const { rows } = await db.pool.query<{ session_id: string | null; processed: boolean }>(
+  const { rows } = await world.db.pool.query<{ session_id: string | null; processed: boolean }>(
     `select session_id, processed_at is not null as processed from channel_inbound_messages
      where connection_id = $1 and external_message_id = $2`,
     [connectionId, externalMessageId],
@@ -183,7 +114,7 @@ async function row(connectionId: string, externalMessageId: string) {
 }
 
 async function logSize(): Promise<number> {
-  const { rows } = await db.pool.query<{ n: string }>('select count(*)::text as n from events');
+  const { rows } = await world.db.pool.query<{ n: string }>('select count(*)::text as n from events');
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -203,7 +134,7 @@ describe('contact_center (synchronous)', () => {
 
     const recorded = await row(ccConnectionId, body.messageId);
     expect(recorded?.processed).toBe(true);
-    const log = await events(recorded?.session_id ?? '');
+    const log = await world.events(recorded?.session_id ?? '');
     const received = log.find((e) => e.type === 'MessageReceived');
     const replied = log.find((e) => e.type === 'AgentReplied');
     const sent = log.filter((e) => e.type === 'ChannelMessageSent');
@@ -236,7 +167,7 @@ describe('contact_center (synchronous)', () => {
       expect(res.body).toBe(first?.body);
     }
     const sessionId = (await row(ccConnectionId, body.messageId))?.session_id ?? '';
-    const types = (await events(sessionId)).map((e) => e.type);
+    const types = (await world.events(sessionId)).map((e) => e.type);
     expect(types.filter((t) => t === 'MessageReceived')).toHaveLength(1);
     expect(types.filter((t) => t === 'AgentReplied')).toHaveLength(1);
     expect(types.filter((t) => t === 'ChannelMessageSent')).toHaveLength(1);
@@ -268,23 +199,16 @@ describe('contact_center (synchronous)', () => {
         quickReply: { text: 'Agent', payload: expect.any(String), action: 'Message' },
       },
     ]);
-    const first = await db.pool.query<{ session_id: string }>(
-      'select session_id from channel_sessions where connection_id = $1 and external_session_key = $2',
-      [ccConnectionId, session],
-    );
+    const first = await world.sessionOf(ccConnectionId, session);
     const ended = await postCc(utterance('Thanks /end contained_resolved', { session }));
     expect((ended.json() as { botState: string }).botState).toBe('Complete');
-    const types = (await events(first.rows[0]?.session_id ?? '')).map((e) => e.type);
+    const types = (await world.events(first ?? '')).map((e) => e.type);
     expect(types.filter((t) => t === 'MessageReceived')).toHaveLength(2);
     expect(types).toContain('SessionEnded');
     // The conversation's session ended: its next message starts a new one.
     const after = await postCc(utterance('Hello again', { session }));
     expect((after.json() as { botState: string }).botState).toBe('MoreData');
-    const remapped = await db.pool.query<{ session_id: string }>(
-      'select session_id from channel_sessions where connection_id = $1 and external_session_key = $2',
-      [ccConnectionId, session],
-    );
-    expect(remapped.rows[0]?.session_id).not.toBe(first.rows[0]?.session_id);
+    expect(await world.sessionOf(ccConnectionId, session)).not.toBe(first);
   });
 
   it('answers a failed turn as Failed, stored: a retry gets the same answer without a second turn', async () => {
@@ -328,7 +252,7 @@ describe('contact_center (synchronous)', () => {
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline) {
       sessionId = (await row(ccConnectionId, body.messageId))?.session_id;
-      log = sessionId ? await events(sessionId) : [];
+      log = sessionId ? await world.events(sessionId) : [];
       if (log.some((e) => e.type === 'ChannelSendFailed')) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -343,11 +267,7 @@ describe('contact_center (synchronous)', () => {
       retryable: false,
     });
     expect(log.filter((e) => e.type === 'ChannelMessageSent')).toHaveLength(0);
-    const mapped = await db.pool.query<{ session_id: string }>(
-      'select session_id from channel_sessions where connection_id = $1 and external_session_key = $2',
-      [ccConnectionId, session],
-    );
-    expect(mapped.rows[0]?.session_id).toBe(sessionId);
+    expect(await world.sessionOf(ccConnectionId, session)).toBe(sessionId);
     expect(turns).toBe(1);
   }, 20_000);
 
@@ -386,7 +306,7 @@ describe('vxml (synchronous)', () => {
     expect(xmlWellFormedError(res.body)).toBeNull();
     expect(turns).toBe(1);
     const recorded = await row(vxmlConnectionId, `${call}:1`);
-    const log = await events(recorded?.session_id ?? '');
+    const log = await world.events(recorded?.session_id ?? '');
     const replied = dataOf(log.find((e) => e.type === 'AgentReplied'));
     expect(prompts(res.body)[0]).toBe(
       String(replied?.text).replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll("'", '&apos;'),
@@ -425,7 +345,7 @@ describe('vxml (synchronous)', () => {
     const fields = { session_id: nextId('call'), turn: '1', utterance: 'forged' };
     const before = await logSize();
     expect((await postVxml(fields, 'wrong')).statusCode).toBe(401);
-    const unsigned = await app.inject({
+    const unsigned = await world.app.inject({
       method: 'POST',
       url: `/api/v1/channels/vxml/hooks/${IVR}`,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
