@@ -23,6 +23,7 @@ export * from './adapters/index.js';
 export * from './connections/index.js';
 export * from './crypto/index.js';
 export * from './email/index.js';
+export * from './httpAsync/index.js';
 export * from './inbound/index.js';
 export * from './manifest/index.js';
 export { channelsMigrations } from './migrations.js';

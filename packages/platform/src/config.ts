@@ -177,6 +177,17 @@ export const configSchema = z.object({
    * queue); a turn waits on its model, so more than one keeps other conversations moving.
    */
   CHANNEL_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /**
+   * HTTP async callbacks: comma-separated CIDRs, addresses or host names that callback URLs may
+   * reach although they are not public (and over plain http), e.g. `127.0.0.1/32,receiver.internal`.
+   * Unset: only https URLs whose every address is public. Parsed by @parley/channels
+   * `parseCallbackAllowlist`, which refuses a bad entry at start.
+   */
+  HTTP_ASYNC_CALLBACK_ALLOWLIST: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .optional(),
   /** Port of the worker's inbound SMTP server for the email channel (docs/channels.md "Email"). Unset: no SMTP server. */
   EMAIL_SMTP_PORT: z
     .string()

@@ -1,0 +1,3 @@
+export * from './callbackSignature.js';
+export * from './callbackUrl.js';
+export * from './guardedFetch.js';
