@@ -20,6 +20,10 @@ import { channelManifestRoutes } from './routes/channels/manifest.js';
 import { type ChannelWebhookRouteOptions, channelWebhookRoutes } from './routes/channels/webhooks.js';
 import { type ChatRouteOptions, chatRoutes } from './routes/chat/index.js';
 import { healthRoutes, type ReadinessChecks } from './routes/health.js';
+import {
+  type HttpAsyncSubscriptionsRouteOptions,
+  httpAsyncSubscriptionsRoutes,
+} from './routes/httpAsync/subscriptions.js';
 import { type IngestRouteOptions, ingestRoutes } from './routes/ingest.js';
 import { type RecordingsRouteOptions, recordingsRoutes } from './routes/recordings/index.js';
 import { type TracesRouteOptions, tracesRoutes } from './routes/traces.js';
@@ -52,6 +56,8 @@ export interface AppOptions {
   channelWebhooks?: ChannelWebhookRouteOptions;
   /** The A2A protocol channel (spec 001 §2.2, §6): JSON-RPC and agent card per a2a connection; absent without it. */
   a2a?: A2aRouteOptions;
+  /** HTTP async webhook subscriptions (spec 001 §4.9); the routes are absent without it. */
+  httpAsyncSubscriptions?: HttpAsyncSubscriptionsRouteOptions;
 }
 
 /**
@@ -100,5 +106,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     });
   }
   if (options.a2a) await app.register(a2aRoutes, options.a2a);
+  if (options.httpAsyncSubscriptions)
+    await app.register(httpAsyncSubscriptionsRoutes, options.httpAsyncSubscriptions);
   return app;
 }

@@ -1,11 +1,13 @@
 import { buildApp, createPageCache } from '@parley/api';
 import { createAuthStore } from '@parley/auth';
 import {
+  checkCallbackUrl,
   createA2aTaskStore,
   createChannelAdapters,
   createChannelJobQueue,
   createConnectionStore,
   createInboundPipeline,
+  createSubscriptionStore,
   keyringFromConfig,
 } from '@parley/channels';
 import { rateLimitFromConfig } from '@parley/http';
@@ -16,6 +18,7 @@ import { listSessions } from '@parley/projection-session-summaries';
 import { createTraceReads } from '@parley/projection-traces';
 import { createAgentStore } from '@parley/runtime';
 import type { FastifyInstance } from 'fastify';
+import { callbackAllowlistOf } from './callbackAllowlist.js';
 import { chatServices, jwtVerifierOf } from './chatServices.js';
 import { recordingsServices } from './recordingsServices.js';
 import type { System } from './system.js';
@@ -44,6 +47,13 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
   const channelKeyring = keyringFromConfig(config);
   const channelConnections = channelKeyring === null ? null : createConnectionStore(pool, channelKeyring);
   const channelAdapters = createChannelAdapters();
+  const callbackAllowlist = callbackAllowlistOf(config);
+  const webhookSubscriptions =
+    channelKeyring === null
+      ? null
+      : createSubscriptionStore(pool, channelKeyring, {
+          checkUrl: (url) => checkCallbackUrl(url, { allowlist: callbackAllowlist }),
+        });
   const channelPipeline =
     channelConnections === null
       ? null
@@ -90,6 +100,11 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
         adapters: channelAdapters,
         ...(config.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: config.PUBLIC_BASE_URL }),
       },
+    },
+    httpAsyncSubscriptions: {
+      verifyApiKey: (key) => auth.verifyApiKey(key),
+      verifyJwt,
+      subscriptions: webhookSubscriptions,
     },
     // Inbound webhooks and A2A need the connections' secrets: absent without CHANNEL_CREDENTIALS_KEY.
     ...(channelPipeline === null || channelConnections === null

@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { createConnectionStore, createKeyring, credentialsKeyId } from '@parley/channels';
+import {
+  createConnectionStore,
+  createKeyring,
+  createSubscriptionStore,
+  credentialsKeyId,
+} from '@parley/channels';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliRun, cleanEnv, runCli } from './testing/runCli.js';
@@ -32,6 +37,15 @@ describe('parley channels rotate-credentials', () => {
       ids.push(c.id);
     }
 
+    const subscriptionsBefore = createSubscriptionStore(db.pool, createKeyring(oldKey), {
+      checkUrl: async (url) => ({ ok: true, url: new URL(url), addresses: ['93.184.216.34'] }),
+    });
+    const created = await subscriptionsBefore.create(project.id, {
+      displayName: 'Receiver',
+      callbackUrl: 'https://hooks.acme.example/parley',
+      events: ['agent.response'],
+    });
+
     const missing = await run(['channels', 'rotate-credentials'], db.url);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('CHANNEL_CREDENTIALS_KEY is not set');
@@ -46,7 +60,12 @@ describe('parley channels rotate-credentials', () => {
       reencrypted: 3,
       currentKeyId: credentialsKeyId(newKey),
       connectionsByKeyId: { [credentialsKeyId(newKey)]: 3 },
+      subscriptionSecretsReencrypted: 1,
     });
+    const subscriptionsAfter = createSubscriptionStore(db.pool, createKeyring(newKey), {
+      checkUrl: async () => ({ ok: false, reason: 'invalid_url', message: 'unused' }),
+    });
+    expect((await subscriptionsAfter.resolve(created.subscription.id))?.secret).toBe(created.secret);
     expect(rotated.stdout + rotated.stderr).not.toContain('secret-bot-token');
 
     const after = createConnectionStore(db.pool, createKeyring(newKey));

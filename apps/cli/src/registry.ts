@@ -4,6 +4,7 @@ import {
   channelEmailMigrations,
   channelInboundMigrations,
   channelsMigrations,
+  httpAsyncMigrations,
 } from '@parley/channels';
 import { eventStoreMigrations } from '@parley/eventstore';
 import type { MigrationSet } from '@parley/platform';
@@ -37,6 +38,8 @@ export const migrationSets: readonly MigrationSet[] = [
   channelEmailMigrations,
   // The A2A task store (no foreign keys; reads channel_inbound_messages at query time).
   a2aMigrations,
+  // After auth: HTTP async webhook subscriptions belong to projects.
+  httpAsyncMigrations,
 ];
 
 export const projections: readonly Projection[] = [

@@ -1,0 +1,274 @@
+import {
+  CallbackUrlRefusedError,
+  SUBSCRIPTION_AUTH_MODES,
+  type SubscriptionStore,
+  type SubscriptionWithSecret,
+  secretRotationSchema,
+  subscriptionInputSchema,
+  subscriptionPatchSchema,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookSubscription,
+} from '@parley/channels';
+import {
+  addRoute,
+  errorResponses,
+  HttpError,
+  requireCaller,
+  type VerifyApiKey,
+  type VerifyJwt,
+} from '@parley/http';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { z } from 'zod';
+
+export interface HttpAsyncSubscriptionsRouteOptions {
+  verifyApiKey: VerifyApiKey;
+  /** Absent: JWT bearer tokens are refused (401). */
+  verifyJwt?: VerifyJwt | undefined;
+  /** Null when CHANNEL_CREDENTIALS_KEY is not configured: the routes answer 503 CHANNELS_NOT_CONFIGURED. */
+  subscriptions: SubscriptionStore | null;
+}
+
+const subscriptionBody = z.object({
+  id: z.string().describe('The Source ID callers send as `subscription_id`'),
+  tenantId: z.string(),
+  projectId: z.string(),
+  displayName: z.string(),
+  callbackUrl: z.string(),
+  events: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
+  status: z.enum(['active', 'paused']),
+  authMode: z.enum(SUBSCRIPTION_AUTH_MODES),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+type SubscriptionBody = z.infer<typeof subscriptionBody>;
+
+const toBody = (s: WebhookSubscription): SubscriptionBody => ({
+  ...s,
+  createdAt: s.createdAt.toISOString(),
+  updatedAt: s.updatedAt.toISOString(),
+});
+
+const projectParams = z.object({ projectId: z.string().min(1).max(256) });
+const subscriptionParams = projectParams.extend({ id: z.string().min(1).max(64) });
+const listQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+const one = z.object({ success: z.literal(true), subscription: subscriptionBody });
+const withSecret = one.extend({
+  secret: z
+    .string()
+    .optional()
+    .describe(
+      'HMAC subscriptions only: the signing secret, returned this once (store it now; rotate-secret makes a new one)',
+    ),
+});
+const many = z.object({
+  success: z.literal(true),
+  subscriptions: z.array(subscriptionBody),
+  pagination: z.object({ total: z.int(), limit: z.int(), offset: z.int() }),
+});
+/** The standard envelope plus the guard's reason, which the shared error mapper does not carry. */
+const badRequest = z
+  .object({
+    success: z.literal(false),
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      details: z
+        .object({ reason: z.string() })
+        .optional()
+        .describe(
+          'On CALLBACK_URL_REFUSED: invalid_url, url_too_long, unsupported_scheme, insecure_scheme, ' +
+            'credentials_in_url, dns_failure or forbidden_address',
+        ),
+    }),
+  })
+  .describe('VALIDATION_ERROR, or CALLBACK_URL_REFUSED with `error.details.reason`');
+
+const notFound = (id: string) =>
+  new HttpError('SUBSCRIPTION_NOT_FOUND', 404, `webhook subscription not found: ${id}`);
+
+const answer = (saved: SubscriptionWithSecret) => ({
+  success: true as const,
+  subscription: toBody(saved.subscription),
+  ...(saved.secret === undefined ? {} : { secret: saved.secret }),
+});
+
+/** A refused callback URL answers with its reason; every other error goes to the shared handler. */
+async function refusingUrls<T>(reply: FastifyReply, work: () => Promise<T>): Promise<T | FastifyReply> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!(err instanceof CallbackUrlRefusedError)) throw err;
+    return reply.status(400).send({
+      success: false,
+      error: { code: err.code, message: err.message, details: { reason: err.reason } },
+    });
+  }
+}
+
+/**
+ * Webhook subscriptions of the HTTP async channel (spec 001 §4.9, what the Studio UI manages):
+ * `/api/projects/{projectId}/webhook-subscriptions`. Same credentials and permissions as channel
+ * connections: reading needs `channel_connection:read`, changing `channel_connection:write`. The
+ * HMAC secret is returned only by create and rotate-secret; a bearer token is never returned.
+ */
+export const httpAsyncSubscriptionsRoutes: FastifyPluginAsync<HttpAsyncSubscriptionsRouteOptions> = async (
+  app,
+  options,
+) => {
+  const auth = (permission: string) =>
+    requireCaller({
+      verifyApiKey: options.verifyApiKey,
+      verifyJwt: options.verifyJwt,
+      permission,
+      projectParam: 'projectId',
+    });
+  const store = (): SubscriptionStore => {
+    if (options.subscriptions === null) {
+      throw new HttpError(
+        'CHANNELS_NOT_CONFIGURED',
+        503,
+        'Webhook subscriptions need CHANNEL_CREDENTIALS_KEY (docs/channels.md)',
+      );
+    }
+    return options.subscriptions;
+  };
+
+  const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }, { userJwt: [] }];
+  const common = { tags: ['channels'], security };
+  const errors = {
+    400: errorResponses.standard,
+    401: errorResponses.authentication,
+    403: errorResponses.standard,
+    404: errorResponses.standard,
+    429: errorResponses.rateLimited,
+    503: errorResponses.standard,
+  };
+  const base = '/api/projects/:projectId/webhook-subscriptions';
+
+  addRoute(app, {
+    ...common,
+    method: 'GET',
+    url: base,
+    summary: "List a project's webhook subscriptions (oldest first; deleted ones are left out)",
+    operationId: 'listWebhookSubscriptions',
+    params: projectParams,
+    querystring: listQuery,
+    response: { 200: many, ...errors },
+    preHandler: auth('channel_connection:read'),
+    handler: async (request, reply) => {
+      const { limit, offset } = request.query;
+      const page = await store().list(request.params.projectId, { limit, offset });
+      reply.header('cache-control', 'no-store');
+      return {
+        success: true as const,
+        subscriptions: page.subscriptions.map(toBody),
+        pagination: { total: page.total, limit, offset },
+      };
+    },
+  });
+
+  addRoute(app, {
+    ...common,
+    method: 'POST',
+    url: base,
+    summary: 'Create a webhook subscription',
+    description:
+      'The callback URL must be https and resolve only to public addresses (HTTP_ASYNC_CALLBACK_ALLOWLIST excepted): ' +
+      'else 400 CALLBACK_URL_REFUSED. `authMode` hmac (default): the answer holds the generated signing `secret`, ' +
+      'shown only this once. `authMode` bearer: give `bearerToken`; it is sent as `Authorization: Bearer` and never returned.',
+    operationId: 'createWebhookSubscription',
+    params: projectParams,
+    body: subscriptionInputSchema,
+    response: { 201: withSecret, ...errors, 400: badRequest },
+    preHandler: auth('channel_connection:write'),
+    handler: async (request, reply) =>
+      refusingUrls(reply, async () => {
+        const saved = await store().create(request.params.projectId, request.body);
+        reply.status(201).header('cache-control', 'no-store');
+        return answer(saved);
+      }),
+  });
+
+  addRoute(app, {
+    ...common,
+    method: 'GET',
+    url: `${base}/:id`,
+    summary: 'Show one webhook subscription',
+    operationId: 'getWebhookSubscription',
+    params: subscriptionParams,
+    response: { 200: one, ...errors },
+    preHandler: auth('channel_connection:read'),
+    handler: async (request, reply) => {
+      const subscription = await store().get(request.params.projectId, request.params.id);
+      if (subscription === null) throw notFound(request.params.id);
+      reply.header('cache-control', 'no-store');
+      return { success: true as const, subscription: toBody(subscription) };
+    },
+  });
+
+  addRoute(app, {
+    ...common,
+    method: 'PATCH',
+    url: `${base}/:id`,
+    summary: 'Change a webhook subscription, pause or resume it',
+    description:
+      'Only the fields given change. A new callback URL is checked like on create. `status` is active or paused; ' +
+      'deleting is DELETE and final. The auth mode cannot change: create a new subscription instead.',
+    operationId: 'updateWebhookSubscription',
+    params: subscriptionParams,
+    body: subscriptionPatchSchema,
+    response: { 200: one, ...errors, 400: badRequest },
+    preHandler: auth('channel_connection:write'),
+    handler: async (request, reply) =>
+      refusingUrls(reply, async () => {
+        const subscription = await store().update(request.params.projectId, request.params.id, request.body);
+        reply.header('cache-control', 'no-store');
+        return { success: true as const, subscription: toBody(subscription) };
+      }),
+  });
+
+  addRoute(app, {
+    ...common,
+    method: 'DELETE',
+    url: `${base}/:id`,
+    summary: 'Delete a webhook subscription (final: it stops receiving events and cannot be resumed)',
+    operationId: 'deleteWebhookSubscription',
+    params: subscriptionParams,
+    response: { 204: z.null().describe('Deleted'), ...errors },
+    preHandler: auth('channel_connection:write'),
+    handler: async (request, reply) => {
+      const deleted = await store().delete(request.params.projectId, request.params.id);
+      if (!deleted) throw notFound(request.params.id);
+      reply.status(204);
+      return null;
+    },
+  });
+
+  addRoute(app, {
+    ...common,
+    method: 'POST',
+    url: `${base}/:id/rotate-secret`,
+    summary: 'Replace the return-path secret of a webhook subscription',
+    description:
+      'HMAC subscriptions: no body (or `{}`); the answer holds the new `secret`, shown only this once. Bearer ' +
+      'subscriptions: `{ "bearerToken": "…" }`, not echoed. The old secret stops working at once.',
+    operationId: 'rotateWebhookSubscriptionSecret',
+    params: subscriptionParams,
+    // Fastify hands a bodiless POST over as null.
+    body: secretRotationSchema.nullish(),
+    response: { 200: withSecret, ...errors },
+    preHandler: auth('channel_connection:write'),
+    handler: async (request, reply) => {
+      const saved = await store().rotateSecret(
+        request.params.projectId,
+        request.params.id,
+        request.body ?? {},
+      );
+      reply.header('cache-control', 'no-store');
+      return answer(saved);
+    },
+  });
+};

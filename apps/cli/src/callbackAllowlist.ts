@@ -1,0 +1,18 @@
+import { type CallbackAllowlist, parseCallbackAllowlist } from '@parley/channels';
+import { type Config, ConfigError } from '@parley/platform';
+
+/**
+ * HTTP_ASYNC_CALLBACK_ALLOWLIST, parsed: the addresses and hosts callback and push URLs may reach
+ * although they are not public. A bad entry stops the process with the variable named.
+ */
+export function callbackAllowlistOf(
+  config: Pick<Config, 'HTTP_ASYNC_CALLBACK_ALLOWLIST'>,
+): CallbackAllowlist {
+  try {
+    return parseCallbackAllowlist(config.HTTP_ASYNC_CALLBACK_ALLOWLIST);
+  } catch (err) {
+    throw new ConfigError([
+      `HTTP_ASYNC_CALLBACK_ALLOWLIST: ${err instanceof Error ? err.message : String(err)}`,
+    ]);
+  }
+}
