@@ -1,5 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { createChannelAdapters, createConnectionStore, keyringFromConfig } from '@parley/channels';
+import {
+  createChannelAdapters,
+  createConnectionStore,
+  createGuardedFetch,
+  keyringFromConfig,
+} from '@parley/channels';
 import { createMediaStorage } from '@parley/media';
 import { ConfigError } from '@parley/platform';
 import { createTelephonyAccountStore } from '@parley/telephony';
@@ -9,6 +14,7 @@ import type {
   RecordingsWorkOptions,
   SessionLifecycleOptions,
 } from '@parley/worker';
+import { callbackAllowlistOf } from './callbackAllowlist.js';
 import { runtimeOf } from './chatServices.js';
 import type { System } from './system.js';
 
@@ -51,7 +57,12 @@ export function workerChannels(system: System): ChannelsWorkOptions | undefined 
   if (keyring === null) return undefined;
   const runtime = runtimeOf(system);
   return {
-    adapters: createChannelAdapters({ pool: system.pool }),
+    adapters: createChannelAdapters({
+      pool: system.pool,
+      // URLs clients give (A2A push notifications) never reach private, loopback or link-local
+      // addresses unless HTTP_ASYNC_CALLBACK_ALLOWLIST permits them.
+      callbackFetch: createGuardedFetch({ allowlist: callbackAllowlistOf(system.config) }),
+    }),
     connections: createConnectionStore(system.pool, keyring),
     runTurn: (req) => runtime.runTurn(req),
     // Webhooks queued by the API wake the workers through LISTEN at once; polling is the fallback.

@@ -22,6 +22,8 @@ export function createChannelAdapters(
     pool?: Pool;
     /** Bot Framework OpenID metadata (msteams token keys); tests point it at a stand-in. */
     openIdMetadataUrl?: string;
+    /** The fetch for calls to URLs that clients give (A2A push notifications): the callback guard. */
+    callbackFetch?: typeof fetch;
   } = {},
 ): ReadonlyMap<string, InboundAdapter> {
   const adapters: InboundAdapter[] = [
@@ -37,7 +39,13 @@ export function createChannelAdapters(
     createWhatsAppAdapter(),
     createZendeskAdapter(options),
   ];
-  if (options.pool !== undefined) adapters.push(createA2aAdapter({ pool: options.pool }));
+  if (options.pool !== undefined)
+    adapters.push(
+      createA2aAdapter({
+        pool: options.pool,
+        ...(options.callbackFetch === undefined ? {} : { pushFetch: options.callbackFetch }),
+      }),
+    );
   if (options.pool !== undefined) adapters.push(createEmailAdapter({ ...options, pool: options.pool }));
   return new Map(adapters.map((adapter) => [adapter.channelType, adapter]));
 }

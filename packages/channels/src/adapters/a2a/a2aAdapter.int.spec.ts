@@ -1,5 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGuardedFetch, parseCallbackAllowlist } from '../../httpAsync/index.js';
 import { channelInboundMigrations } from '../../inbound/migrations.js';
 import type { OutgoingMessage } from '../../types.js';
 import {
@@ -129,6 +130,28 @@ describe('the a2a adapter', () => {
       ok: false,
       retryable: false,
     });
+  });
+
+  it('pushes through the callback guard: a loopback URL is refused for good unless allowlisted', async () => {
+    const before = client.requests.length;
+    answer = () => ({ status: 200, body: {} });
+    const guarded = (allowlist: string | undefined) =>
+      createA2aAdapter({
+        pool: db.pool,
+        pushFetch: createGuardedFetch({ allowlist: parseCallbackAllowlist(allowlist) }),
+      });
+    const refused = await newTask({ url: `${client.baseUrl}/hook?secret=s9`, token: 'tok-9' });
+    const result = await guarded(undefined).sendResponse(refused.reply, connection, http);
+    expect(result).toEqual({
+      ok: false,
+      retryable: false,
+      error: 'a2a push notification: URL refused (forbidden_address)',
+    });
+    expect(client.requests.length).toBe(before);
+
+    const allowed = await newTask({ url: `${client.baseUrl}/hook`, token: 'tok-10' });
+    expect((await guarded('127.0.0.1/32').sendResponse(allowed.reply, connection, http)).ok).toBe(true);
+    expect(client.requests.length).toBe(before + 1);
   });
 
   it('has no webhook ingress', () => {

@@ -1,4 +1,5 @@
 import type { Pool } from '@parley/platform';
+import { CallbackDeliveryRefusedError } from '../../httpAsync/guardedFetch.js';
 import type { InboundAdapter } from '../../inbound/pipeline.js';
 import type { OutgoingReply, ResolvedConnection, SendResult } from '../../types.js';
 import { isRetryableStatus, postJson, str } from '../shared.js';
@@ -16,6 +17,12 @@ export interface A2aAdapterOptions {
   /** The task store's database (a2a_tasks); the adapter writes replies there instead of calling a platform. */
   pool: Pool;
   pushTimeoutMs?: number;
+  /**
+   * The fetch push notifications go through. Deployments pass the callback guard
+   * (`createGuardedFetch`: no private, loopback or link-local addresses unless allowlisted, DNS
+   * pinned); absent: the channel's own fetch (tests).
+   */
+  pushFetch?: typeof fetch;
 }
 
 export type A2aAdapter = InboundAdapter & {
@@ -85,9 +92,16 @@ export function createA2aAdapter(options: A2aAdapterOptions): A2aAdapter {
     config: A2aPushConfig,
     fetchFn: typeof fetch,
   ): Promise<SendResult> {
+    let refused: CallbackDeliveryRefusedError | undefined;
     const timed: typeof fetch = (input, init) =>
-      fetchFn(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+      fetchFn(input, { ...init, signal: AbortSignal.timeout(timeoutMs) }).catch((err: unknown) => {
+        if (err instanceof CallbackDeliveryRefusedError) refused = err;
+        throw err;
+      });
     const response = await postJson(timed, config.url, toA2aTask(task), pushHeaders(config));
+    // The guard refused the URL (a private or unresolvable address): retrying cannot help.
+    if (refused !== undefined)
+      return { ok: false, retryable: false, error: `a2a push notification: URL refused (${refused.reason})` };
     if (response.status >= 200 && response.status < 300) {
       await tasks.markPushed(task.id);
       return { ok: true, externalMessageId: task.id };
@@ -141,7 +155,7 @@ export function createA2aAdapter(options: A2aAdapterOptions): A2aAdapter {
       if (!pushUrlAllowed(task.push.url, connection)) {
         return { ok: false, retryable: false, error: 'a2a push notification: URL not allowed' };
       }
-      return push(task, task.push, http.fetch);
+      return push(task, task.push, options.pushFetch ?? http.fetch);
     },
   };
 }
