@@ -3,6 +3,7 @@ import { actionSetSchema } from '@parley/events';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InboundRequest } from '../../adapter.js';
+import { outgoingReplyArbitrary } from '../testing/arbitraries.js';
 import { testConnection } from '../testing/standInServer.js';
 import { createInstagramAdapter } from './instagramAdapter.js';
 import { INSTAGRAM_LIMITS, splitTextBytes, toInstagramOutput } from './instagramTransform.js';
@@ -171,38 +172,14 @@ describe('Instagram transformOutput', () => {
   });
 
   it('never exceeds 13 quick replies or 1000 bytes of text (property)', () => {
-    const element = fc.oneof(
-      fc.record({
-        type: fc.constant('button' as const),
-        id: fc.string({ minLength: 1, maxLength: 1200 }),
-        label: fc.string({ minLength: 1, maxLength: 100 }),
-      }),
-      fc.record({
-        type: fc.constant('select' as const),
-        id: fc.string({ minLength: 1, maxLength: 50 }),
-        label: fc.string({ minLength: 1, maxLength: 100 }),
-        options: fc.array(
-          fc.record({ label: fc.string({ minLength: 1, maxLength: 60 }), value: fc.string() }),
-          {
-            minLength: 1,
-            maxLength: 20,
-          },
-        ),
-      }),
-    );
-    const reply = fc.record({
-      text: fc.string({ maxLength: 3000, unit: 'grapheme' }),
-      actionSet: fc.option(
-        fc.record({
-          prompt: fc.option(fc.string({ maxLength: 1500, unit: 'grapheme' }), { nil: undefined }),
-          elements: fc.array(element, { minLength: 1, maxLength: 6 }),
-        }),
-        { nil: undefined },
-      ),
+    const reply = outgoingReplyArbitrary({
+      maxTextLength: 3000,
+      textUnit: 'grapheme',
+      promptUnit: 'grapheme',
     });
     fc.assert(
       fc.property(reply, (r) => {
-        if (r.actionSet !== undefined && !actionSetSchema.safeParse(r.actionSet).success) return;
+        if (r.actionSet !== undefined) expect(actionSetSchema.safeParse(r.actionSet).success).toBe(true);
         for (const m of toInstagramOutput(r).messages) {
           expect(Buffer.byteLength(m.text)).toBeLessThanOrEqual(INSTAGRAM_LIMITS.textBytes);
           expect(m.text.length).toBeGreaterThan(0);

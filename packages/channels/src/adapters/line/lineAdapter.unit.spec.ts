@@ -3,6 +3,7 @@ import { type ActionSet, actionSetSchema } from '@parley/events';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InboundRequest } from '../../adapter.js';
+import { outgoingReplyArbitrary } from '../testing/arbitraries.js';
 import { testConnection } from '../testing/standInServer.js';
 import { createLineAdapter, lineRetryKey, verifyLineSignature } from './lineAdapter.js';
 import { cutUtf16, LINE_LIMITS, splitLineText, toLineOutput } from './lineTransform.js';
@@ -283,45 +284,14 @@ describe('LINE transformOutput', () => {
   });
 
   it('never exceeds 13 items, label 20, data 300 or text 5,000 for any ACTION_SET (property)', () => {
-    const label = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 200 });
-    const id = fc.string({ minLength: 1, maxLength: 100 });
-    const element = fc.oneof(
-      fc.record(
-        {
-          type: fc.constant('button' as const),
-          id,
-          label,
-          value: fc.string({ minLength: 1, maxLength: 1000 }),
-        },
-        { requiredKeys: ['type', 'id', 'label'] },
-      ),
-      fc.record({
-        type: fc.constant('select' as const),
-        id,
-        label,
-        options: fc.array(fc.record({ label, value: fc.string({ minLength: 1, maxLength: 1000 }) }), {
-          minLength: 1,
-          maxLength: 20,
-        }),
-      }),
-      fc.record({ type: fc.constant('text_input' as const), id, label }),
-    );
-    const reply = fc.record({
-      text: fc.string({ unit: 'grapheme', maxLength: 6000 }),
-      actionSet: fc.option(
-        fc.record(
-          {
-            prompt: fc.string({ maxLength: 4000 }),
-            elements: fc.array(element, { minLength: 1, maxLength: 8 }),
-          },
-          { requiredKeys: ['elements'] },
-        ),
-        { nil: undefined },
-      ),
+    const reply = outgoingReplyArbitrary({
+      maxTextLength: 6000,
+      textUnit: 'grapheme',
+      labelUnit: 'grapheme',
     });
     fc.assert(
       fc.property(reply, (r) => {
-        if (r.actionSet !== undefined && !actionSetSchema.safeParse(r.actionSet).success) return;
+        if (r.actionSet !== undefined) expect(actionSetSchema.safeParse(r.actionSet).success).toBe(true);
         const { messages } = toLineOutput(r);
         messages.forEach((m, i) => {
           expect(m.text.length).toBeGreaterThan(0);

@@ -1,6 +1,7 @@
 import type { ActionSet } from '@parley/events';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { outgoingReplyArbitrary } from '../testing/arbitraries.js';
 import { parseMsTeamsActivity } from './msteamsPayload.js';
 import {
   ADAPTIVE_CARD_CONTENT_TYPE,
@@ -160,78 +161,46 @@ describe('Teams transformOutput', () => {
   });
 
   it('stays within Teams limits and round-trips every button it keeps (property)', () => {
-    const id = fc.string({ minLength: 1, maxLength: 100 });
-    const label = fc.string({ minLength: 1, maxLength: 200 });
-    const element = fc.oneof(
-      fc.record({
-        type: fc.constant('button' as const),
-        id,
-        label,
-        value: fc.option(fc.string({ minLength: 1, maxLength: 1000, size: 'large' }), { nil: undefined }),
-        style: fc.option(fc.constantFrom('primary' as const, 'secondary' as const, 'danger' as const), {
-          nil: undefined,
-        }),
-      }),
-      fc.record({
-        type: fc.constant('select' as const),
-        id,
-        label,
-        placeholder: fc.option(label, { nil: undefined }),
-        options: fc.array(
-          fc.record({ label, value: fc.string({ minLength: 1, maxLength: 1000, size: 'large' }) }),
-          {
-            minLength: 1,
-            maxLength: 100,
-            size: 'large',
-          },
-        ),
-      }),
-      fc.record({
-        type: fc.constant('text_input' as const),
-        id,
-        label,
-        placeholder: fc.option(label, { nil: undefined }),
-        multiline: fc.option(fc.boolean(), { nil: undefined }),
-      }),
-    );
+    // A prompt of up to 4,000 code points, past the schema's 4,000 UTF-16 units.
+    const replies = outgoingReplyArbitrary({
+      maxTextLength: 12_000,
+      textUnit: 'binary',
+      promptUnit: 'binary',
+      valid: false,
+    });
     fc.assert(
-      fc.property(
-        fc.string({ maxLength: 12_000, unit: 'binary' }),
-        fc.option(fc.string({ maxLength: 4000, unit: 'binary' }), { nil: undefined }),
-        fc.option(fc.array(element, { minLength: 1, maxLength: 25, size: 'large' }), { nil: undefined }),
-        (text, prompt, elements) => {
-          const actionSet =
-            elements === undefined ? undefined : { ...(prompt === undefined ? {} : { prompt }), elements };
-          const out = toMsTeamsOutput({ text, ...(actionSet === undefined ? {} : { actionSet }) });
-          const cards = out.activities.filter((a) => a.attachments !== undefined);
-          expect(cards).toHaveLength(actionSet === undefined ? 0 : 1);
-          for (const activity of out.activities) {
-            expect(activityBytes(activity)).toBeLessThanOrEqual(MSTEAMS_LIMITS.activityBytes);
-            expect(activity.type).toBe('message');
-          }
-          const card = cardOf(cards[0]);
-          if (card === undefined || elements === undefined) return;
-          for (const set of actionSets(card)) {
-            expect((set.actions as Node[]).length).toBeLessThanOrEqual(MSTEAMS_LIMITS.actionsPerSet);
-          }
-          const inputIds = card.body.filter((e) => String(e.type).startsWith('Input.')).map((e) => e.id);
-          expect(new Set(inputIds).size).toBe(inputIds.length);
-          const actions = submitActions(card);
-          expect(actions.length).toBeGreaterThan(0);
-          for (const action of actions) {
-            const [message] = parseMsTeamsActivity(clicked(action), new Date());
-            const marker = (action.data as { parley: { id?: string } }).parley;
-            if (marker.id === undefined) continue;
-            // Ids may repeat in an ACTION_SET: the click is one of the buttons with that id.
-            const values = elements.flatMap((e) =>
-              e.type === 'button' && e.id === marker.id ? [e.value ?? e.id] : [],
-            );
-            expect(message?.actionEvent?.type).toBe('button');
-            expect(message?.actionEvent?.actionId).toBe(marker.id);
-            expect(values).toContain(message?.actionEvent?.value);
-          }
-        },
-      ),
+      fc.property(replies, (reply) => {
+        const { actionSet } = reply;
+        const elements = actionSet?.elements;
+        const out = toMsTeamsOutput(reply);
+        const cards = out.activities.filter((a) => a.attachments !== undefined);
+        expect(cards).toHaveLength(actionSet === undefined ? 0 : 1);
+        for (const activity of out.activities) {
+          expect(activityBytes(activity)).toBeLessThanOrEqual(MSTEAMS_LIMITS.activityBytes);
+          expect(activity.type).toBe('message');
+        }
+        const card = cardOf(cards[0]);
+        if (card === undefined || elements === undefined) return;
+        for (const set of actionSets(card)) {
+          expect((set.actions as Node[]).length).toBeLessThanOrEqual(MSTEAMS_LIMITS.actionsPerSet);
+        }
+        const inputIds = card.body.filter((e) => String(e.type).startsWith('Input.')).map((e) => e.id);
+        expect(new Set(inputIds).size).toBe(inputIds.length);
+        const actions = submitActions(card);
+        expect(actions.length).toBeGreaterThan(0);
+        for (const action of actions) {
+          const [message] = parseMsTeamsActivity(clicked(action), new Date());
+          const marker = (action.data as { parley: { id?: string } }).parley;
+          if (marker.id === undefined) continue;
+          // Ids may repeat in an ACTION_SET: the click is one of the buttons with that id.
+          const values = elements.flatMap((e) =>
+            e.type === 'button' && e.id === marker.id ? [e.value ?? e.id] : [],
+          );
+          expect(message?.actionEvent?.type).toBe('button');
+          expect(message?.actionEvent?.actionId).toBe(marker.id);
+          expect(values).toContain(message?.actionEvent?.value);
+        }
+      }),
       { numRuns: 100 },
     );
   });

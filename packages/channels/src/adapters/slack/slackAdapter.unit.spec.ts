@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InboundRequest } from '../../adapter.js';
+import { outgoingReplyArbitrary } from '../testing/arbitraries.js';
 import { testConnection } from '../testing/standInServer.js';
 import { createSlackAdapter, verifySlackSignature } from './slackAdapter.js';
 import { markdownToMrkdwn, SLACK_LIMITS, toSlackOutput } from './slackTransform.js';
@@ -326,54 +327,32 @@ describe('Slack transformOutput', () => {
   });
 
   it('stays within Block Kit limits (property)', () => {
-    const element = fc.oneof(
-      fc.record({
-        type: fc.constant('button' as const),
-        id: fc.string({ minLength: 1, maxLength: 100 }),
-        label: fc.string({ minLength: 1, maxLength: 200 }),
-        value: fc.option(fc.string({ minLength: 1, maxLength: 1000 }), { nil: undefined }),
-      }),
-      fc.record({
-        type: fc.constant('select' as const),
-        id: fc.string({ minLength: 1, maxLength: 100 }),
-        label: fc.string({ minLength: 1, maxLength: 200 }),
-        options: fc.array(
-          fc.record({
-            label: fc.string({ minLength: 1, maxLength: 200 }),
-            value: fc.string({ minLength: 1, maxLength: 1000 }),
-          }),
-          { minLength: 1, maxLength: 120 },
-        ),
-      }),
-    );
+    // Up to 120 options, past the schema's 100, so that the cut to Slack's 100 is exercised.
+    const replies = outgoingReplyArbitrary({ types: ['button', 'select'], maxOptions: 120, valid: false });
     fc.assert(
-      fc.property(
-        fc.string({ maxLength: 10_000 }),
-        fc.option(fc.array(element, { minLength: 1, maxLength: 25 }), { nil: undefined }),
-        (text, elements) => {
-          const output = toSlackOutput(elements === undefined ? { text } : { text, actionSet: { elements } });
-          for (const m of output.messages) {
-            expect(Array.from(m.text).length).toBeLessThanOrEqual(SLACK_LIMITS.messageText);
-            expect((m.blocks ?? []).length).toBeLessThanOrEqual(SLACK_LIMITS.blocks);
-            for (const block of m.blocks ?? []) {
-              if (block.type === 'section')
-                expect(Array.from(block.text.text).length).toBeLessThanOrEqual(SLACK_LIMITS.sectionText);
-              else {
-                expect(block.elements.length).toBeLessThanOrEqual(SLACK_LIMITS.actionsElements);
-                for (const e of block.elements) {
-                  if (e.type === 'button')
-                    expect(Array.from(e.text.text).length).toBeLessThanOrEqual(SLACK_LIMITS.buttonText);
-                  else {
-                    expect(e.options.length).toBeLessThanOrEqual(SLACK_LIMITS.selectOptions);
-                    for (const o of e.options)
-                      expect(Array.from(o.value).length).toBeLessThanOrEqual(SLACK_LIMITS.optionValue);
-                  }
+      fc.property(replies, (reply) => {
+        const output = toSlackOutput(reply);
+        for (const m of output.messages) {
+          expect(Array.from(m.text).length).toBeLessThanOrEqual(SLACK_LIMITS.messageText);
+          expect((m.blocks ?? []).length).toBeLessThanOrEqual(SLACK_LIMITS.blocks);
+          for (const block of m.blocks ?? []) {
+            if (block.type === 'section')
+              expect(Array.from(block.text.text).length).toBeLessThanOrEqual(SLACK_LIMITS.sectionText);
+            else {
+              expect(block.elements.length).toBeLessThanOrEqual(SLACK_LIMITS.actionsElements);
+              for (const e of block.elements) {
+                if (e.type === 'button')
+                  expect(Array.from(e.text.text).length).toBeLessThanOrEqual(SLACK_LIMITS.buttonText);
+                else {
+                  expect(e.options.length).toBeLessThanOrEqual(SLACK_LIMITS.selectOptions);
+                  for (const o of e.options)
+                    expect(Array.from(o.value).length).toBeLessThanOrEqual(SLACK_LIMITS.optionValue);
                 }
               }
             }
           }
-        },
-      ),
+        }
+      }),
     );
   });
 });

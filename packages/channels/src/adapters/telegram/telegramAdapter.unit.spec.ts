@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InboundRequest } from '../../adapter.js';
+import { outgoingReplyArbitrary } from '../testing/arbitraries.js';
 import { testConnection } from '../testing/standInServer.js';
 import { createTelegramAdapter, verifyTelegramSecret } from './telegramAdapter.js';
 import { telegramBotId } from './telegramPayload.js';
@@ -187,45 +188,21 @@ describe('Telegram transformOutput', () => {
   });
 
   it('keeps text within 4096 characters and callback data within 64 bytes (property)', () => {
-    const element = fc.oneof(
-      fc.record({
-        type: fc.constant('button' as const),
-        id: fc.string({ minLength: 1, maxLength: 100 }),
-        label: fc.string({ minLength: 1, maxLength: 200 }),
-        value: fc.option(fc.string({ minLength: 1, maxLength: 1000 }), { nil: undefined }),
-      }),
-      fc.record({
-        type: fc.constant('select' as const),
-        id: fc.string({ minLength: 1, maxLength: 100 }),
-        label: fc.string({ minLength: 1, maxLength: 200 }),
-        options: fc.array(
-          fc.record({
-            label: fc.string({ minLength: 1, maxLength: 200 }),
-            value: fc.string({ minLength: 1, maxLength: 1000 }),
-          }),
-          { minLength: 1, maxLength: 10 },
-        ),
-      }),
-    );
+    // Text inputs alone give no keyboard, and the last message must carry one.
+    const replies = outgoingReplyArbitrary({ maxTextLength: 9000, types: ['button', 'select'] });
     fc.assert(
-      fc.property(
-        fc.string({ maxLength: 9000 }),
-        fc.option(fc.array(element, { minLength: 1, maxLength: 25 }), { nil: undefined }),
-        (text, elements) => {
-          const output = toTelegramOutput(
-            elements === undefined ? { text } : { text, actionSet: { elements } },
-          );
-          for (const m of output.messages) {
-            expect(Array.from(m.text).length).toBeLessThanOrEqual(TELEGRAM_LIMITS.text);
-            expect(m.text.length).toBeGreaterThan(0);
-            for (const b of m.reply_markup?.inline_keyboard.flat() ?? []) {
-              expect(Buffer.byteLength(b.callback_data)).toBeLessThanOrEqual(64);
-              expect(Buffer.byteLength(b.callback_data)).toBeGreaterThan(0);
-            }
+      fc.property(replies, (reply) => {
+        const output = toTelegramOutput(reply);
+        for (const m of output.messages) {
+          expect(Array.from(m.text).length).toBeLessThanOrEqual(TELEGRAM_LIMITS.text);
+          expect(m.text.length).toBeGreaterThan(0);
+          for (const b of m.reply_markup?.inline_keyboard.flat() ?? []) {
+            expect(Buffer.byteLength(b.callback_data)).toBeLessThanOrEqual(64);
+            expect(Buffer.byteLength(b.callback_data)).toBeGreaterThan(0);
           }
-          if (elements !== undefined) expect(output.messages.at(-1)?.reply_markup).toBeDefined();
-        },
-      ),
+        }
+        if (reply.actionSet !== undefined) expect(output.messages.at(-1)?.reply_markup).toBeDefined();
+      }),
     );
   });
 });

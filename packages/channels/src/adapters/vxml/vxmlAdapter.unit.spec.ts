@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InboundRequest, SyncOutcome } from '../../adapter.js';
 import type { ResolvedConnection } from '../../types.js';
+import { outgoingReplyArbitrary } from '../testing/arbitraries.js';
 import { testConnection } from '../testing/standInServer.js';
 import { createVxmlAdapter, nextUrlOf, verifyVxmlToken } from './vxmlAdapter.js';
 import { optionLabels, speakable, VXML_LIMITS, xmlEscape } from './vxmlDocument.js';
@@ -257,60 +258,26 @@ describe('vxml: documents', () => {
   });
 
   it('is well-formed XML for arbitrary text, ACTION_SETs, session ids and URLs, within the limits (property)', () => {
-    const label = fc.string({ minLength: 1, maxLength: 200, unit: 'binary' });
-    const element = fc.oneof(
-      fc.record({
-        type: fc.constant('button' as const),
-        id: fc.string({ minLength: 1, maxLength: 100 }),
-        label,
-      }),
-      fc.record({
-        type: fc.constant('select' as const),
-        id: fc.string({ minLength: 1, maxLength: 100 }),
-        label,
-        options: fc.array(fc.record({ label, value: fc.string({ minLength: 1, maxLength: 50 }) }), {
-          minLength: 1,
-          maxLength: 20,
-        }),
-      }),
-      fc.record({
-        type: fc.constant('text_input' as const),
-        id: fc.string({ minLength: 1, maxLength: 100 }),
-        label,
-      }),
-    );
+    // Any code point in labels and prompt, counted in code points (past the schema's UTF-16 bounds).
+    const replies = outgoingReplyArbitrary({
+      maxTextLength: 6000,
+      textUnit: 'binary',
+      labelUnit: 'binary',
+      promptUnit: 'binary',
+      valid: false,
+    });
     fc.assert(
       fc.property(
-        fc.string({ maxLength: 6000, unit: 'binary' }),
-        fc.option(
-          fc.record({
-            prompt: fc.option(fc.string({ unit: 'binary' }), { nil: undefined }),
-            elements: fc.array(element, { minLength: 1, maxLength: 25 }),
-          }),
-          { nil: undefined },
-        ),
+        replies,
         fc.boolean(),
         fc.string({ minLength: 1, unit: 'binary' }).filter((s) => s.trim() !== ''),
         fc.string({ unit: 'binary' }),
-        (text, actionSet, ended, sessionId, tokenValue) => {
+        (reply, ended, sessionId, tokenValue) => {
           const req = form(
             { session_id: sessionId, utterance: 'x', turn: '1', caller: sessionId },
             { query: { token: tokenValue } },
           );
-          const outcome: SyncOutcome = {
-            kind: 'reply',
-            reply:
-              actionSet === undefined
-                ? { text }
-                : {
-                    text,
-                    actionSet: {
-                      ...actionSet,
-                      ...(actionSet.prompt === undefined ? {} : { prompt: actionSet.prompt }),
-                    },
-                  },
-            sessionEnded: ended,
-          };
+          const outcome: SyncOutcome = { kind: 'reply', reply, sessionEnded: ended };
           const res = render(outcome, req);
           expect(xmlWellFormedError(res.body)).toBeNull();
           for (const p of prompts(res.body))

@@ -4,6 +4,7 @@ import { actionSetSchema } from '@parley/events';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InboundRequest } from '../../adapter.js';
+import { outgoingReplyArbitrary } from '../testing/arbitraries.js';
 import { testConnection } from '../testing/standInServer.js';
 import { createWhatsAppAdapter, verifyMetaSignature } from './whatsappAdapter.js';
 import { toWhatsAppOutput, WHATSAPP_LIMITS } from './whatsappTransform.js';
@@ -318,41 +319,11 @@ describe('WhatsApp transformOutput', () => {
   });
 
   it('never exceeds 3 reply buttons, 10 list rows or the text limits (property)', () => {
-    const element = fc.oneof(
-      fc.record({
-        type: fc.constant('button' as const),
-        id: fc.string({ minLength: 1, maxLength: 100 }),
-        label: fc.string({ minLength: 1, maxLength: 200 }),
-      }),
-      fc.record({
-        type: fc.constant('select' as const),
-        id: fc.string({ minLength: 1, maxLength: 100 }),
-        label: fc.string({ minLength: 1, maxLength: 200 }),
-        options: fc.array(
-          fc.record({
-            label: fc.string({ minLength: 1, maxLength: 200 }),
-            value: fc.string({ minLength: 1, maxLength: 1000 }),
-          }),
-          { minLength: 1, maxLength: 30 },
-        ),
-      }),
-      fc.record({
-        type: fc.constant('text_input' as const),
-        id: fc.string({ minLength: 1, maxLength: 100 }),
-        label: fc.string({ minLength: 1, maxLength: 200 }),
-      }),
-    );
-    const actionSet = fc.option(
-      fc.record({
-        prompt: fc.option(fc.string({ maxLength: 4000 }), { nil: undefined }),
-        elements: fc.array(element, { minLength: 1, maxLength: 25 }),
-      }),
-      { nil: undefined },
-    );
     fc.assert(
-      fc.property(fc.string({ maxLength: 9000 }), actionSet, (text, set) => {
-        if (set !== undefined) expect(actionSetSchema.safeParse(set).success).toBe(true);
-        const output = toWhatsAppOutput(set === undefined ? { text } : { text, actionSet: set });
+      fc.property(outgoingReplyArbitrary({ maxTextLength: 9000 }), (reply) => {
+        if (reply.actionSet !== undefined)
+          expect(actionSetSchema.safeParse(reply.actionSet).success).toBe(true);
+        const output = toWhatsAppOutput(reply);
         for (const message of output.messages) {
           if (message.type === 'text') {
             expect(Array.from(message.text.body).length).toBeLessThanOrEqual(WHATSAPP_LIMITS.textBody);
