@@ -49,7 +49,10 @@ export const splitText = (text: string, max: number): string[] => {
   let rest = Array.from(text);
   while (rest.length > max) {
     const window = rest.slice(0, max).join('');
-    const breakAt = Math.max(window.lastIndexOf('\n'), window.lastIndexOf(' '));
+    // A line break in the second half of the window wins over a later space: paragraphs and
+    // option lines ("3. Large") stay whole; a space is the fallback, a hard cut the last resort.
+    const newline = window.lastIndexOf('\n');
+    const breakAt = newline > max / 2 ? newline : Math.max(newline, window.lastIndexOf(' '));
     const cut = breakAt > max / 2 ? Array.from(window.slice(0, breakAt)).length : max;
     chunks.push(rest.slice(0, cut).join(''));
     rest = rest.slice(cut);

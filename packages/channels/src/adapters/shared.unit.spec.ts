@@ -11,6 +11,13 @@ import {
 } from './shared.js';
 
 describe('adapter helpers', () => {
+  it('splitText cuts at a line break in the second half of the window before a later space', () => {
+    expect(splitText('123456\n89 1234', 10)).toEqual(['123456', '89 1234']);
+    // A line break in the first half would leave a short chunk: the last space wins then.
+    expect(splitText('12\n456 89 1234', 10)).toEqual(['12\n456 89', '1234']);
+    expect(splitText('1234567890abc', 10)).toEqual(['1234567890', 'abc']);
+  });
+
   it('splitText keeps every chunk within the limit and loses only break whitespace (property)', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 3000 }), fc.integer({ min: 2, max: 500 }), (text, max) => {
