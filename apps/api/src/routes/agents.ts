@@ -1,11 +1,4 @@
-import {
-  addRoute,
-  errorResponses,
-  HttpError,
-  requireCaller,
-  type VerifyApiKey,
-  type VerifyJwt,
-} from '@parley/http';
+import { addRoute, errorResponses, HttpError, type VerifyApiKey, type VerifyJwt } from '@parley/http';
 import {
   AGENT_PROVIDERS,
   type Agent,
@@ -18,6 +11,7 @@ import {
 } from '@parley/runtime';
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import { projectResourceRoutes } from './projectResources.js';
 
 export interface AgentsRouteOptions {
   verifyApiKey: VerifyApiKey;
@@ -62,22 +56,8 @@ const agentNotFound = (name: string) => new HttpError('AGENT_NOT_FOUND', 404, `a
  * agents.write), changing needs `agent:write` (scope agents.write).
  */
 export const agentsRoutes: FastifyPluginAsync<AgentsRouteOptions> = async (app, options) => {
-  const auth = (permission: string) =>
-    requireCaller({
-      verifyApiKey: options.verifyApiKey,
-      verifyJwt: options.verifyJwt,
-      permission,
-      projectParam: 'projectId',
-    });
-  const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }, { userJwt: [] }];
+  const { auth, security, errors } = projectResourceRoutes(options);
   const common = { tags: ['agents'], security };
-  const errors = {
-    400: errorResponses.standard,
-    401: errorResponses.authentication,
-    403: errorResponses.standard,
-    404: errorResponses.standard,
-    429: errorResponses.rateLimited,
-  };
 
   addRoute(app, {
     ...common,

@@ -5,16 +5,10 @@ import {
   connectionInputSchema,
   connectionPatchSchema,
 } from '@parley/channels';
-import {
-  addRoute,
-  errorResponses,
-  HttpError,
-  requireCaller,
-  type VerifyApiKey,
-  type VerifyJwt,
-} from '@parley/http';
+import { addRoute, errorResponses, HttpError, type VerifyApiKey, type VerifyJwt } from '@parley/http';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { projectResourceRoutes, requireChannelKey } from '../projectResources.js';
 
 export interface ChannelConnectionsRouteOptions {
   verifyApiKey: VerifyApiKey;
@@ -106,23 +100,8 @@ export const channelConnectionsRoutes: FastifyPluginAsync<ChannelConnectionsRout
   app,
   options,
 ) => {
-  const auth = (permission: string) =>
-    requireCaller({
-      verifyApiKey: options.verifyApiKey,
-      verifyJwt: options.verifyJwt,
-      permission,
-      projectParam: 'projectId',
-    });
-  const store = (): ConnectionStore => {
-    if (options.connections === null) {
-      throw new HttpError(
-        'CHANNELS_NOT_CONFIGURED',
-        503,
-        'Channel connections need CHANNEL_CREDENTIALS_KEY (docs/channels.md)',
-      );
-    }
-    return options.connections;
-  };
+  const { auth, security, errors: resourceErrors } = projectResourceRoutes(options);
+  const store = (): ConnectionStore => requireChannelKey(options.connections, 'Channel connections');
   /**
    * Registers the webhook where the service does it itself: the adapter's missing credentials (a
    * generated secret) are stored first, so the platform never calls with a secret we do not know.
@@ -174,16 +153,8 @@ export const channelConnectionsRoutes: FastifyPluginAsync<ChannelConnectionsRout
     ...(saved.registration === undefined ? {} : { webhookRegistration: saved.registration }),
   });
 
-  const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }, { userJwt: [] }];
   const common = { tags: ['channels'], security };
-  const errors = {
-    400: errorResponses.standard,
-    401: errorResponses.authentication,
-    403: errorResponses.standard,
-    404: errorResponses.standard,
-    429: errorResponses.rateLimited,
-    503: errorResponses.standard,
-  };
+  const errors = { ...resourceErrors, 503: errorResponses.standard };
   const base = '/api/projects/:projectId/channel-connections';
 
   addRoute(app, {

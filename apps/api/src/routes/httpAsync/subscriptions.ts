@@ -9,16 +9,10 @@ import {
   WEBHOOK_EVENT_TYPES,
   type WebhookSubscription,
 } from '@parley/channels';
-import {
-  addRoute,
-  errorResponses,
-  HttpError,
-  requireCaller,
-  type VerifyApiKey,
-  type VerifyJwt,
-} from '@parley/http';
+import { addRoute, errorResponses, HttpError, type VerifyApiKey, type VerifyJwt } from '@parley/http';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { projectResourceRoutes, requireChannelKey } from '../projectResources.js';
 
 export interface HttpAsyncSubscriptionsRouteOptions {
   verifyApiKey: VerifyApiKey;
@@ -118,34 +112,11 @@ export const httpAsyncSubscriptionsRoutes: FastifyPluginAsync<HttpAsyncSubscript
   app,
   options,
 ) => {
-  const auth = (permission: string) =>
-    requireCaller({
-      verifyApiKey: options.verifyApiKey,
-      verifyJwt: options.verifyJwt,
-      permission,
-      projectParam: 'projectId',
-    });
-  const store = (): SubscriptionStore => {
-    if (options.subscriptions === null) {
-      throw new HttpError(
-        'CHANNELS_NOT_CONFIGURED',
-        503,
-        'Webhook subscriptions need CHANNEL_CREDENTIALS_KEY (docs/channels.md)',
-      );
-    }
-    return options.subscriptions;
-  };
+  const { auth, security, errors: resourceErrors } = projectResourceRoutes(options);
+  const store = (): SubscriptionStore => requireChannelKey(options.subscriptions, 'Webhook subscriptions');
 
-  const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }, { userJwt: [] }];
   const common = { tags: ['channels'], security };
-  const errors = {
-    400: errorResponses.standard,
-    401: errorResponses.authentication,
-    403: errorResponses.standard,
-    404: errorResponses.standard,
-    429: errorResponses.rateLimited,
-    503: errorResponses.standard,
-  };
+  const errors = { ...resourceErrors, 503: errorResponses.standard };
   const base = '/api/projects/:projectId/webhook-subscriptions';
 
   addRoute(app, {
