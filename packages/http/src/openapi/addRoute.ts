@@ -5,6 +5,7 @@ import type {
   FastifySchema,
   HTTPMethods,
   preHandlerAsyncHookHandler,
+  preValidationAsyncHookHandler,
 } from 'fastify';
 import type { z } from 'zod';
 import type { ApiFamily } from '../errors/toErrorReply.js';
@@ -86,7 +87,11 @@ export function addRoute<P extends Part, Q extends Part, H extends Part, B exten
     schema,
     config: { apiFamily: definition.apiFamily ?? 'platform' },
     ...(definition.bodyLimit === undefined ? {} : { bodyLimit: definition.bodyLimit }),
-    ...(definition.preHandler === undefined ? {} : { preHandler: definition.preHandler }),
+    // Authentication and permission checks run before schema validation: a caller without a valid
+    // credential learns nothing about the route's schema (401/403/404 before 400).
+    ...(definition.preHandler === undefined
+      ? {}
+      : { preValidation: definition.preHandler as unknown as preValidationAsyncHookHandler }),
     validatorCompiler: ({ httpPart }) => {
       const shape = httpPart === undefined ? undefined : parts[httpPart];
       if (!validate || shape === undefined) return () => true;

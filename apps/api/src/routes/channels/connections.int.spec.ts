@@ -306,6 +306,14 @@ describe('channel connections API', () => {
     expect(page.pagination).toEqual({ total: all.pagination.total, limit: 1, offset: 1 });
   });
 
+  it('checks the credential before the body', async () => {
+    const anonymous = await app.inject({ method: 'POST', url: base(), payload: { nope: 1 } });
+    expect(anonymous.statusCode).toBe(401);
+    const readOnly = await call('POST', base(), readKey, { nope: 1 });
+    expect(readOnly.statusCode).toBe(403);
+    expect((await call('POST', base(), writeKey, { nope: 1 })).statusCode).toBe(400);
+  });
+
   it('checks the credential, the project and the permission', async () => {
     const none = await app.inject({ method: 'GET', url: base() });
     expect(none.statusCode).toBe(401);

@@ -333,9 +333,11 @@ describe('webhook subscriptions API', () => {
   it('checks the credential, the project and the permission', async () => {
     const none = await app.inject({ method: 'GET', url: base() });
     expect(none.statusCode).toBe(401);
-    // The body is checked before the credential (Fastify validates before the preHandler).
+    // The credential is checked before the body: an anonymous caller learns nothing of the schema.
     const anonymousBad = await app.inject({ method: 'POST', url: base(), payload: { events: [] } });
-    expect(anonymousBad.statusCode).toBe(400);
+    expect(anonymousBad.statusCode).toBe(401);
+    const foreignBad = await call('POST', base(), otherKey, { events: [] });
+    expect(foreignBad.statusCode).toBe(404);
     const anonymous = await app.inject({ method: 'POST', url: base(), payload: orders });
     expect(anonymous.statusCode).toBe(401);
     const wrong = await call('GET', base(), otherKey);
