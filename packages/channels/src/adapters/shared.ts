@@ -83,18 +83,22 @@ export interface PlatformResponse {
   retryAfter: string | undefined;
 }
 
-/** POSTs JSON; a network failure is reported as status 0 (retryable) rather than thrown. */
-export const postJson = async (
+/**
+ * POSTs an encoded body and reads the platform's answer (JSON when it parses); a network failure
+ * is reported as status 0 (retryable) rather than thrown.
+ */
+const post = async (
   fetchFn: typeof fetch,
   url: string,
-  body: unknown,
-  headers: Record<string, string> = {},
+  contentType: string,
+  body: string,
+  headers: Record<string, string>,
 ): Promise<PlatformResponse> => {
   try {
     const response = await fetchFn(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
-      body: JSON.stringify(body),
+      headers: { 'content-type': contentType, ...headers },
+      body,
     });
     const text = await response.text();
     let json: unknown;
@@ -108,6 +112,24 @@ export const postJson = async (
     return { status: 0, json: undefined, retryAfter: undefined };
   }
 };
+
+/** POSTs JSON; a network failure is reported as status 0 (retryable) rather than thrown. */
+export const postJson = (
+  fetchFn: typeof fetch,
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<PlatformResponse> =>
+  post(fetchFn, url, 'application/json; charset=utf-8', JSON.stringify(body), headers);
+
+/** POSTs a form (application/x-www-form-urlencoded); a network failure is status 0, as postJson. */
+export const postForm = (
+  fetchFn: typeof fetch,
+  url: string,
+  form: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<PlatformResponse> =>
+  post(fetchFn, url, 'application/x-www-form-urlencoded', new URLSearchParams(form).toString(), headers);
 
 /** Network failures, throttling and server errors are worth retrying; other 4xx are not. */
 export const isRetryableStatus = (status: number): boolean =>

@@ -1,7 +1,7 @@
 import { verifyRequestSignature } from '@parley/telephony';
 import type { ChannelAdapter, InboundRequest } from '../../adapter.js';
 import type { OutgoingMessage, ResolvedConnection, SendResult } from '../../types.js';
-import { headerValue, isRecord, isRetryableStatus, type PlatformResponse, str } from '../shared.js';
+import { headerValue, isRecord, isRetryableStatus, type PlatformResponse, postForm, str } from '../shared.js';
 import { parseSmsWebhook, smsParams, smsToNumber } from './smsPayload.js';
 import { type SmsOutput, toSmsOutput } from './smsTransform.js';
 
@@ -26,32 +26,6 @@ export const verifySmsSignature = (req: InboundRequest, authToken: string): bool
     });
   } catch {
     return false;
-  }
-};
-
-/** POSTs a form with basic auth; a network failure is reported as status 0 rather than thrown. */
-const postForm = async (
-  fetchFn: typeof fetch,
-  url: string,
-  form: Record<string, string>,
-  authorization: string,
-): Promise<PlatformResponse> => {
-  try {
-    const response = await fetchFn(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization },
-      body: new URLSearchParams(form).toString(),
-    });
-    const text = await response.text();
-    let json: unknown;
-    try {
-      json = text === '' ? undefined : (JSON.parse(text) as unknown);
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, json, retryAfter: response.headers.get('retry-after') ?? undefined };
-  } catch {
-    return { status: 0, json: undefined, retryAfter: undefined };
   }
 };
 
@@ -122,7 +96,7 @@ export const createSmsAdapter = (options: SmsAdapterOptions = {}): SmsAdapter =>
           http.fetch,
           endpoint(connection, http.apiBaseUrl),
           { To: message.externalSessionKey, From: connection.externalIdentifier, Body: body },
-          auth(connection),
+          { authorization: auth(connection) },
         );
         if (response.status < 200 || response.status >= 300) return toSendFailure(response);
         lastSid = (isRecord(response.json) ? str(response.json.sid) : undefined) ?? lastSid;
