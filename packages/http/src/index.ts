@@ -9,7 +9,7 @@ export {
 export { type ClassifyOptions, type Credential, classifyCredential } from './auth/classifyCredential.js';
 export { createJwtVerifier, type JwtVerifierOptions } from './auth/jwtVerifier.js';
 export type { Principal, VerifyApiKey, VerifyApiKeyResult, VerifyFailureReason } from './auth/principal.js';
-export { type RequireApiKeyOptions, requireApiKey } from './auth/requireApiKey.js';
+export { authenticateApiKey, type RequireApiKeyOptions, requireApiKey } from './auth/requireApiKey.js';
 export { type RequireCallerOptions, requireCaller, SDK_TOKEN_PERMISSIONS } from './auth/requireCaller.js';
 export {
   createSdkTokens,

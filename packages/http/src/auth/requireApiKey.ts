@@ -1,4 +1,4 @@
-import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { assertNever } from '../assertNever.js';
 import {
   authenticationFailed,
@@ -7,7 +7,7 @@ import {
   projectNotFound,
 } from '../errors/httpError.js';
 import { classifyCredential } from './classifyCredential.js';
-import type { VerifyApiKey } from './principal.js';
+import type { Principal, VerifyApiKey } from './principal.js';
 
 export interface RequireApiKeyOptions {
   verify: VerifyApiKey;
@@ -17,6 +17,46 @@ export interface RequireApiKeyOptions {
   projectParam?: string | null;
   /** Accept `Authorization: Bearer plat_…` too (recordings API); the analytics APIs take x-api-key only. */
   allowBearer: boolean;
+}
+
+/**
+ * The first two checks of every API-key route: the credential type (403 PLATFORM_API_KEY_REQUIRED:
+ * a JWT, public or SDK key where a platform key is needed) and the key itself (401, one body for
+ * every reason). Answers the key's principal; the caller checks what the key may reach.
+ */
+export async function authenticateApiKey(
+  request: FastifyRequest,
+  options: { verify: VerifyApiKey; allowBearer: boolean },
+): Promise<Principal> {
+  const credential = classifyCredential(request, { allowBearer: options.allowBearer });
+  let key: string;
+  switch (credential.kind) {
+    case 'apiKey':
+      key = credential.key;
+      break;
+    case 'refused':
+      throw platformApiKeyRequired();
+    case 'invalid':
+    case 'missing':
+      throw authenticationFailed();
+    default:
+      return assertNever(credential);
+  }
+
+  const verified = await options.verify(key);
+  if (!verified.ok) {
+    switch (verified.reason) {
+      case 'malformed':
+      case 'unknown':
+      case 'expired':
+      case 'revoked':
+        request.log.info({ reason: verified.reason }, 'API key refused');
+        throw authenticationFailed();
+      default:
+        return assertNever(verified.reason);
+    }
+  }
+  return verified.principal;
 }
 
 /**
@@ -33,35 +73,7 @@ export function requireApiKey(options: RequireApiKeyOptions): preHandlerAsyncHoo
   const projectParam = options.projectParam === undefined ? 'projectId' : options.projectParam;
 
   return async (request) => {
-    const credential = classifyCredential(request, { allowBearer: options.allowBearer });
-    let key: string;
-    switch (credential.kind) {
-      case 'apiKey':
-        key = credential.key;
-        break;
-      case 'refused':
-        throw platformApiKeyRequired();
-      case 'invalid':
-      case 'missing':
-        throw authenticationFailed();
-      default:
-        return assertNever(credential);
-    }
-
-    const verified = await options.verify(key);
-    if (!verified.ok) {
-      switch (verified.reason) {
-        case 'malformed':
-        case 'unknown':
-        case 'expired':
-        case 'revoked':
-          request.log.info({ reason: verified.reason }, 'API key refused');
-          throw authenticationFailed();
-        default:
-          return assertNever(verified.reason);
-      }
-    }
-    const { principal } = verified;
+    const principal = await authenticateApiKey(request, options);
 
     if (projectParam !== null) {
       const projectId = (request.params as Record<string, unknown> | undefined)?.[projectParam];

@@ -10,13 +10,10 @@ import {
 } from '@parley/channels';
 import {
   addRoute,
-  assertNever,
-  authenticationFailed,
-  classifyCredential,
+  authenticateApiKey,
   errorResponses,
   HttpError,
   permissionRequired,
-  platformApiKeyRequired,
   type VerifyApiKey,
 } from '@parley/http';
 import { messageMetadataSchema } from '@parley/runtime';
@@ -96,24 +93,7 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, option
   // As requireApiKey, the endpoint's project is checked before the permission: a key of another
   // project learns only "not found".
   const authorize: preHandlerAsyncHookHandler = async (request) => {
-    const credential = classifyCredential(request, { allowBearer: true });
-    switch (credential.kind) {
-      case 'apiKey':
-        break;
-      case 'refused':
-        throw platformApiKeyRequired();
-      case 'invalid':
-      case 'missing':
-        throw authenticationFailed();
-      default:
-        return assertNever(credential);
-    }
-    const verified = await options.verifyApiKey(credential.key);
-    if (!verified.ok) {
-      request.log.info({ reason: verified.reason }, 'API key refused');
-      throw authenticationFailed();
-    }
-    const { principal } = verified;
+    const principal = await authenticateApiKey(request, { verify: options.verifyApiKey, allowBearer: true });
     request.principal = principal;
     const connection = await lookup().resolve(A2A_CHANNEL_TYPE, identifierOf(request));
     if (connection === null || connection.projectId !== principal.projectId) throw endpointNotFound();
