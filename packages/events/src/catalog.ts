@@ -2,6 +2,13 @@ import type { EventInput, KnownEvent, ParsedEvent } from './createCatalog.js';
 import { createCatalog } from './createCatalog.js';
 import { auditRecorded } from './schemas/audit.js';
 import { channelMessageSent, channelSendFailed, channelSendSuppressed } from './schemas/channel.js';
+import {
+  httpAsyncCallbackAttempted,
+  httpAsyncCallbackDeadLettered,
+  httpAsyncCallbackDelivered,
+  httpAsyncCallbackQueued,
+  httpAsyncMessageAccepted,
+} from './schemas/httpAsync.js';
 import { llmCallRecorded } from './schemas/llm.js';
 import {
   recordingCompleted,
@@ -47,6 +54,11 @@ export const eventCatalog = createCatalog([
   channelMessageSent,
   channelSendFailed,
   channelSendSuppressed,
+  httpAsyncMessageAccepted,
+  httpAsyncCallbackQueued,
+  httpAsyncCallbackAttempted,
+  httpAsyncCallbackDelivered,
+  httpAsyncCallbackDeadLettered,
 ]);
 
 type Definition = (typeof eventCatalog.definitions)[keyof typeof eventCatalog.definitions];

@@ -70,6 +70,7 @@ export {
   type TraceEventType,
   timestampSchema,
 } from './schemas/common.js';
+export * from './schemas/httpAsync.js';
 export {
   completeUsage,
   LLM_CALL_STATUSES,
@@ -146,6 +147,7 @@ export {
 } from './schemas/session.js';
 export {
   auditStream,
+  httpAsyncStream,
   llmStream,
   parseStreamName,
   recordingStream,

@@ -4,12 +4,12 @@
  * (`$ce-session`) groups them by kind.
  */
 
-export const STREAM_KINDS = ['session', 'recording', 'llm', 'audit'] as const;
+export const STREAM_KINDS = ['session', 'recording', 'llm', 'audit', 'httpasync'] as const;
 export type StreamKind = (typeof STREAM_KINDS)[number];
 
 export interface StreamName {
   readonly kind: StreamKind;
-  /** sessionId, recordingId, or projectId for `llm` and `audit`. */
+  /** sessionId, recordingId, projectId for `llm` and `audit`, messageId for `httpasync`. */
   readonly id: string;
 }
 
@@ -26,6 +26,9 @@ export const recordingStream = (recordingId: string): string => streamName('reco
 export const llmStream = (projectId: string): string => streamName('llm', projectId);
 /** Audit records of a project. */
 export const auditStream = (projectId: string): string => streamName('audit', projectId);
+
+/** One HTTP async message (or test message): its acceptance and its callbacks' deliveries. */
+export const httpAsyncStream = (messageId: string): string => streamName('httpasync', messageId);
 
 /** Where an LlmCallRecorded goes: its session's stream, or the project's LLM stream. */
 export const streamForLlmCall = (call: { sessionId?: string | undefined; projectId: string }): string =>

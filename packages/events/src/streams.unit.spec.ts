@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   auditStream,
+  httpAsyncStream,
   llmStream,
   parseStreamName,
   recordingStream,
@@ -10,7 +11,13 @@ import {
   streamForLlmCall,
 } from './streams.js';
 
-const builders = { session: sessionStream, recording: recordingStream, llm: llmStream, audit: auditStream };
+const builders = {
+  session: sessionStream,
+  recording: recordingStream,
+  llm: llmStream,
+  audit: auditStream,
+  httpasync: httpAsyncStream,
+};
 
 describe('stream names', () => {
   it('follow DESIGN.md', () => {

@@ -1,8 +1,9 @@
 import { loadMigrationSet, type MigrationSet } from '@parley/platform';
 
 /**
- * HTTP async webhook subscriptions (migrations/0001_http_async_subscriptions.sql), set
- * `channels-http-async`. Applies after auth: subscriptions belong to projects.
+ * HTTP async webhook subscriptions and conversations (migrations/), set `channels-http-async`.
+ * Applies after auth (subscriptions belong to projects) and after `channels-inbound` (its
+ * conversations use channel_sessions).
  */
 export const httpAsyncMigrations: MigrationSet = loadMigrationSet(
   'channels-http-async',

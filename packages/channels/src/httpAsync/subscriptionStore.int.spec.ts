@@ -3,6 +3,7 @@ import { type AuthStore, authMigrations, createAuthStore } from '@parley/auth';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CredentialsDecryptError, createKeyring, credentialsKeyId } from '../crypto/keyring.js';
+import { channelInboundMigrations } from '../inbound/migrations.js';
 import { checkCallbackUrl, type LookupFn, parseCallbackAllowlist } from './callbackUrl.js';
 import { httpAsyncMigrations } from './migrations.js';
 import {
@@ -60,7 +61,7 @@ const rowOf = async (id: string) =>
 const refusal = (err: unknown) => (err instanceof CallbackUrlRefusedError ? err.reason : err);
 
 beforeAll(async () => {
-  db = await createTestDatabase([authMigrations, httpAsyncMigrations]);
+  db = await createTestDatabase([authMigrations, channelInboundMigrations, httpAsyncMigrations]);
   auth = createAuthStore(db.pool);
   store = createSubscriptionStore(db.pool, keyring, { checkUrl });
 });

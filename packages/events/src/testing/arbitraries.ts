@@ -10,6 +10,12 @@ import {
   SESSION_END_STATES,
   TRACE_EVENT_TYPES,
 } from '../schemas/common.js';
+import {
+  HTTP_ASYNC_ATTEMPT_RESULTS,
+  HTTP_ASYNC_DEAD_LETTER_REASONS,
+  HTTP_ASYNC_EVENT_TYPES,
+  HTTP_ASYNC_ROUTES,
+} from '../schemas/httpAsync.js';
 import { LLM_CALL_STATUSES, type LlmCallRecordedV1Data } from '../schemas/llm.js';
 import { RECORDING_CHANNELS, RECORDING_FAILURE_REASONS } from '../schemas/recording.js';
 
@@ -52,6 +58,14 @@ const environment = fc.constantFrom(...ENVIRONMENTS);
 const channel = fc.string({ minLength: 1, maxLength: 128 });
 
 const sessionScope = { sessionId: id, projectId: id };
+const httpAsyncDelivery = {
+  messageId: id,
+  projectId: id,
+  subscriptionId: id,
+  deliveryId: id,
+  eventType: fc.constantFrom(...HTTP_ASYNC_EVENT_TYPES),
+};
+const httpAsyncDeliveryKeys = Object.keys(httpAsyncDelivery) as (keyof typeof httpAsyncDelivery)[];
 
 const actionId = fc.string({ minLength: 1, maxLength: 100 });
 const actionLabel = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 });
@@ -421,6 +435,75 @@ export const eventDataArbitraries: DataArbitraries = {
     reason: shortText,
     suppressedAt: timestamp,
   }),
+  HttpAsyncMessageAccepted: fc.record(
+    {
+      messageId: id,
+      projectId: id,
+      subscriptionId: id,
+      route: fc.constantFrom(...HTTP_ASYNC_ROUTES),
+      sessionKey: id,
+      newConversation: fc.boolean(),
+      text,
+      metadata: jsonObject,
+      acceptedAt: timestamp,
+    },
+    {
+      requiredKeys: [
+        'messageId',
+        'projectId',
+        'subscriptionId',
+        'route',
+        'sessionKey',
+        'newConversation',
+        'text',
+        'acceptedAt',
+      ],
+    },
+  ),
+  HttpAsyncCallbackQueued: fc.record(
+    {
+      ...httpAsyncDelivery,
+      sessionId: id,
+      payload: jsonObject,
+      test: fc.boolean(),
+      firstAttempt: fc.integer({ min: 1, max: 1000 }),
+      maxAttempts: fc.integer({ min: 1, max: 100 }),
+      queuedAt: timestamp,
+    },
+    {
+      requiredKeys: [...httpAsyncDeliveryKeys, 'payload', 'test', 'firstAttempt', 'maxAttempts', 'queuedAt'],
+    },
+  ),
+  HttpAsyncCallbackAttempted: fc.record(
+    {
+      ...httpAsyncDelivery,
+      attempt: fc.integer({ min: 1, max: 1000 }),
+      result: fc.constantFrom(...HTTP_ASYNC_ATTEMPT_RESULTS),
+      status: fc.integer({ min: 100, max: 599 }),
+      latencyMs: durationMs,
+      error: shortText,
+      attemptedAt: timestamp,
+      nextAttemptAt: timestamp,
+    },
+    { requiredKeys: [...httpAsyncDeliveryKeys, 'attempt', 'result', 'latencyMs', 'attemptedAt'] },
+  ),
+  HttpAsyncCallbackDelivered: fc.record({
+    ...httpAsyncDelivery,
+    attempts: fc.integer({ min: 1, max: 1000 }),
+    status: fc.integer({ min: 200, max: 299 }),
+    deliveredAt: timestamp,
+  }),
+  HttpAsyncCallbackDeadLettered: fc.record(
+    {
+      ...httpAsyncDelivery,
+      reason: fc.constantFrom(...HTTP_ASYNC_DEAD_LETTER_REASONS),
+      attempts: fc.integer({ min: 0, max: 1000 }),
+      lastError: shortText,
+      lastStatus: fc.integer({ min: 100, max: 599 }),
+      deadLetteredAt: timestamp,
+    },
+    { requiredKeys: [...httpAsyncDeliveryKeys, 'reason', 'attempts', 'deadLetteredAt'] },
+  ),
   AuditRecorded: fc
     .tuple(
       fc.record(

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type AuthStore, authMigrations, createAuthStore } from '@parley/auth';
 import {
   type CheckSubscriptionUrl,
+  channelInboundMigrations,
   checkCallbackUrl,
   createKeyring,
   createSubscriptionStore,
@@ -51,7 +52,7 @@ const checkUrl: CheckSubscriptionUrl = (url) => checkCallbackUrl(url, { allowlis
 const BEARER = 'bearer-token-value-0123456789';
 
 beforeAll(async () => {
-  db = await createTestDatabase([authMigrations, httpAsyncMigrations]);
+  db = await createTestDatabase([authMigrations, channelInboundMigrations, httpAsyncMigrations]);
   auth = createAuthStore(db.pool);
   tenantId = (await auth.createTenant({ name: 'Acme' })).id;
   projectId = (await auth.createProject({ tenantId, slug: 'support' })).id;
