@@ -5,5 +5,6 @@ export * from './jobs.js';
 export * from './logTransaction.js';
 export { httpAsyncMigrations } from './migrations.js';
 export * from './payloads.js';
+export * from './queueCallback.js';
 export * from './subscriptionSchema.js';
 export * from './subscriptionStore.js';
