@@ -9,7 +9,7 @@ export type StreamKind = (typeof STREAM_KINDS)[number];
 
 export interface StreamName {
   readonly kind: StreamKind;
-  /** sessionId, recordingId, projectId for `llm` and `audit`, messageId for `httpasync`. */
+  /** sessionId, recordingId, projectId for `llm` and `audit`, messageId or deliveryId for `httpasync`. */
   readonly id: string;
 }
 
@@ -27,8 +27,8 @@ export const llmStream = (projectId: string): string => streamName('llm', projec
 /** Audit records of a project. */
 export const auditStream = (projectId: string): string => streamName('audit', projectId);
 
-/** One HTTP async message (or test message): its acceptance and its callbacks' deliveries. */
-export const httpAsyncStream = (messageId: string): string => streamName('httpasync', messageId);
+/** HTTP async: one accepted message (by messageId) or one callback delivery (by deliveryId). */
+export const httpAsyncStream = (id: string): string => streamName('httpasync', id);
 
 /** Where an LlmCallRecorded goes: its session's stream, or the project's LLM stream. */
 export const streamForLlmCall = (call: { sessionId?: string | undefined; projectId: string }): string =>

@@ -64,7 +64,7 @@ export async function queueHttpAsyncCallback(
   const now = deps.now ?? (() => new Date());
   const lastAttempt = input.firstAttempt + deps.maxAttempts - 1;
   const { deliveryId, messageId, subscriptionId, projectId, tenantId, eventType } = input;
-  await tx.append(httpAsyncStream(messageId), [
+  await tx.append(httpAsyncStream(deliveryId), [
     toAppend(
       'HttpAsyncCallbackQueued',
       {

@@ -4,9 +4,10 @@ import { countSchema, durationMsSchema, idSchema, jsonObjectSchema, timestampSch
 
 /**
  * The HTTP async channel (spec 001 §2.7, §4.9, §6): messages submitted for an agent and the
- * callbacks that carry its answers to a webhook subscription. Every event of one submitted message
- * (or one test message) goes to the stream `httpasync-<messageId>`; the Activity log of a
- * subscription is a projection of them. No event holds a secret: not the subscription's HMAC
+ * callbacks that carry its answers to a webhook subscription. A message's acceptance goes to the
+ * stream `httpasync-<messageId>`, each callback delivery's events (queued, attempts, outcome) to
+ * `httpasync-<deliveryId>`: one writer per stream at a time (a message's callbacks are delivered
+ * concurrently). The Activity log of a subscription is a projection of them. No event holds a secret: not the subscription's HMAC
  * secret or bearer token, not the signature sent, not the API key of the submit.
  */
 
