@@ -32,7 +32,19 @@ export interface ChannelTurnRequest {
 }
 export interface ChannelTurnResult {
   sessionId: string;
-  reply: { messageId: string; text: string; actionSet?: EventData<'AgentReplied'>['actionSet'] };
+  reply: {
+    messageId: string;
+    text: string;
+    actionSet?: EventData<'AgentReplied'>['actionSet'];
+    /** The agent's fallback reply (runtime TurnResult.reply.usedFallback). */
+    usedFallback?: boolean;
+    /** The model wrote the reply (runtime TurnResult.reply.isLlmGenerated). */
+    isLlmGenerated?: boolean;
+  };
+  /** This turn started the runtime session (runtime TurnResult.created). */
+  created?: boolean;
+  /** LLM calls made in the turn (runtime TurnResult.llmCalls). */
+  llmCalls?: number;
   /** Set when the agent ended the conversation in this turn (runtime TurnResult.ended). */
   ended?: null | { status: string };
 }

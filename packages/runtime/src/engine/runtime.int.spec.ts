@@ -147,6 +147,9 @@ describe('runTurn', () => {
       text: result.reply.text,
       isLlmGenerated: true,
     });
+    // The result carries the reply's provenance and the turn's model calls (HTTP async callbacks).
+    expect(result.reply).toMatchObject({ usedFallback: false, isLlmGenerated: true });
+    expect(result.llmCalls).toBe(1);
   });
 
   it('continues a session with its history and starts a new trace per turn', async () => {
@@ -383,6 +386,8 @@ describe('guardrails configured on the agent', () => {
       ['max_reply_chars', 'blocked'],
     ]);
     expect(ofType(events, 'AgentReplied')[0]).toMatchObject({ isLlmGenerated: false });
+    expect(blocked.reply).toMatchObject({ usedFallback: false, isLlmGenerated: false });
+    expect(blocked.llmCalls).toBe(0);
 
     const cut = await turn('a long question about things', { agentName: 'guarded' });
     expect(cut.reply.text).toHaveLength(20);

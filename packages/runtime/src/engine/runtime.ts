@@ -664,7 +664,10 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
         messageId: replyMessageId,
         text: replyText,
         ...(actionSet === undefined ? {} : { actionSet }),
+        usedFallback,
+        isLlmGenerated,
       },
+      llmCalls: llmCalls.length,
       usage,
       latencyMs: Math.max(0, Math.round(performance.now() - t0)),
       ended:

@@ -62,7 +62,17 @@ export interface TurnResult {
   userMessageId: string;
   /** The agent that answered (after any handoff). */
   agentName: string;
-  reply: { messageId: string; text: string; actionSet?: ActionSet };
+  reply: {
+    messageId: string;
+    text: string;
+    actionSet?: ActionSet;
+    /** The agent's fallback reply (the turn ran out of model calls), as on AgentReplied. */
+    usedFallback: boolean;
+    /** The model wrote the reply (not the fallback, not a guardrail's blocked reply), as on AgentReplied. */
+    isLlmGenerated: boolean;
+  };
+  /** LLM calls made in the turn (0 when an input guardrail blocked the message). */
+  llmCalls: number;
   /** Summed over every LLM call of the turn. */
   usage: TurnUsage;
   /** Wall time of the turn, from receiving the message to the reply being recorded. */

@@ -299,7 +299,12 @@ function replyData(result: TurnResult) {
     created: result.created,
     userMessageId: result.userMessageId,
     agentName: result.agentName,
-    reply: result.reply,
+    // The reply's provenance flags (usedFallback, isLlmGenerated) are the callbacks', not this route's.
+    reply: {
+      messageId: result.reply.messageId,
+      text: result.reply.text,
+      ...(result.reply.actionSet === undefined ? {} : { actionSet: result.reply.actionSet }),
+    },
     usage: result.usage,
     latencyMs: Math.round(result.latencyMs),
     ended: result.ended,
