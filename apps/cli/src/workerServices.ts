@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import {
+  checkCallbackUrl,
   createChannelAdapters,
   createConnectionStore,
   createGuardedFetch,
+  createSubscriptionStore,
   keyringFromConfig,
 } from '@parley/channels';
 import { createMediaStorage } from '@parley/media';
@@ -15,6 +17,7 @@ import type {
   SessionLifecycleOptions,
 } from '@parley/worker';
 import { callbackAllowlistOf } from './callbackAllowlist.js';
+import { callbackRetryScheduleOf } from './callbackRetrySchedule.js';
 import { runtimeOf } from './chatServices.js';
 import type { System } from './system.js';
 
@@ -56,13 +59,24 @@ export function workerChannels(system: System): ChannelsWorkOptions | undefined 
   const keyring = keyringFromConfig(system.config);
   if (keyring === null) return undefined;
   const runtime = runtimeOf(system);
+  const allowlist = callbackAllowlistOf(system.config);
+  const retryScheduleSeconds = callbackRetryScheduleOf(system.config);
   return {
     adapters: createChannelAdapters({
       pool: system.pool,
       // URLs clients give (A2A push notifications) never reach private, loopback or link-local
       // addresses unless HTTP_ASYNC_CALLBACK_ALLOWLIST permits them.
-      callbackFetch: createGuardedFetch({ allowlist: callbackAllowlistOf(system.config) }),
+      callbackFetch: createGuardedFetch({ allowlist }),
     }),
+    // HTTP async: submitted messages' turns and their callbacks, to the subscriptions' URLs checked
+    // again at every attempt against the same allowlist.
+    httpAsync: {
+      subscriptions: createSubscriptionStore(system.pool, keyring, {
+        checkUrl: (url) => checkCallbackUrl(url, { allowlist }),
+      }),
+      fetch: createGuardedFetch({ allowlist }),
+      retryScheduleSeconds,
+    },
     connections: createConnectionStore(system.pool, keyring),
     runTurn: (req) => runtime.runTurn(req),
     // Webhooks queued by the API wake the workers through LISTEN at once; polling is the fallback.

@@ -1,4 +1,4 @@
-export type { ChannelsWorkOptions } from './channels/channelsWork.js';
+export type { ChannelsHttpAsyncOptions, ChannelsWorkOptions } from './channels/channelsWork.js';
 export { MEDIA_FETCH_CONSUMER } from './recordings/fetchJobEnqueuer.js';
 export { createJobQueue, PG_BOSS_SCHEMA } from './recordings/jobQueue.js';
 export {

@@ -188,6 +188,18 @@ export const configSchema = z.object({
     .trim()
     .transform((v) => (v === '' ? undefined : v))
     .optional(),
+  /**
+   * HTTP async callbacks: the delays before attempt 2, 3, ... of a failed delivery, comma-separated
+   * whole numbers with a unit s, m or h (1 to 50 entries, each 1s..24h); a delivery makes one
+   * attempt more than there are entries, then is dead-lettered. Unset: `10s,30s,1m,2m,5m,10m,30m,1h,
+   * 2h,4h,8h` (12 attempts over about 16 h). Parsed by @parley/channels `parseRetrySchedule`, which
+   * refuses a bad entry at start.
+   */
+  HTTP_ASYNC_CALLBACK_RETRY_SCHEDULE: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .optional(),
   /** Port of the worker's inbound SMTP server for the email channel (docs/channels.md "Email"). Unset: no SMTP server. */
   EMAIL_SMTP_PORT: z
     .string()

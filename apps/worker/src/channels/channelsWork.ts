@@ -3,8 +3,10 @@ import {
   type ChannelQueueOptions,
   createChannelJobQueue,
   DEFAULT_CHANNEL_QUEUE_OPTIONS,
+  type HttpAsyncWorkerDeps,
   type InboundWorkerDeps,
   workChannelQueues,
+  workHttpAsyncQueues,
 } from '@parley/channels';
 import { type EventStore, type Listener, startListener } from '@parley/eventstore';
 import type { Logger, Pool } from '@parley/platform';
@@ -30,6 +32,20 @@ export interface ChannelsWorkOptions {
    * once instead of at their next poll. Absent: polling only.
    */
   connectionString?: string;
+  /**
+   * The HTTP async channel's jobs (turns of submitted messages, callback deliveries), on the same
+   * pg-boss and woken by the same LISTEN. Absent: not worked.
+   */
+  httpAsync?: ChannelsHttpAsyncOptions;
+}
+
+export interface ChannelsHttpAsyncOptions {
+  /** The webhook subscription store (@parley/channels createSubscriptionStore). */
+  subscriptions: HttpAsyncWorkerDeps['subscriptions'];
+  /** The callback request: createGuardedFetch bound to HTTP_ASYNC_CALLBACK_ALLOWLIST. */
+  fetch?: HttpAsyncWorkerDeps['fetch'];
+  /** HTTP_ASYNC_CALLBACK_RETRY_SCHEDULE parsed (seconds); default DEFAULT_CALLBACK_RETRY_SCHEDULE_SECONDS. */
+  retryScheduleSeconds?: readonly number[];
 }
 
 export interface ChannelsWork {
@@ -39,7 +55,8 @@ export interface ChannelsWork {
 
 /**
  * The inbound channel worker (spec 001 §4.1 "Processing"): pg-boss on the worker's pool, queues
- * `channel-inbound` (turns) and `channel-send` (deliveries with retries).
+ * `channel-inbound` (turns) and `channel-send` (deliveries with retries); with `httpAsync`, also
+ * `http-async-turn` and `http-async-callback` (spec 001 §4.9).
  */
 export function createChannelsWork(
   base: { pool: Pool; store: EventStore; logger: Logger },
@@ -73,13 +90,40 @@ export function createChannelsWork(
           ...(options.teamSize === undefined ? {} : { teamSize: options.teamSize }),
         },
       );
+      const httpAsync = options.httpAsync;
+      const httpAsyncWorkers =
+        httpAsync === undefined
+          ? null
+          : await workHttpAsyncQueues(
+              boss,
+              {
+                pool: base.pool,
+                store: base.store,
+                logger: logger.child({ channelType: 'http_async' }),
+                subscriptions: httpAsync.subscriptions,
+                runTurn: (req) => options.runTurn(req),
+                ...(httpAsync.fetch === undefined ? {} : { fetch: httpAsync.fetch }),
+                ...(httpAsync.retryScheduleSeconds === undefined
+                  ? {}
+                  : { retryScheduleSeconds: httpAsync.retryScheduleSeconds }),
+              },
+              {
+                ...(options.pollingIntervalSeconds === undefined
+                  ? {}
+                  : { pollingIntervalSeconds: options.pollingIntervalSeconds }),
+                ...(options.teamSize === undefined ? {} : { teamSize: options.teamSize }),
+              },
+            );
       if (options.connectionString !== undefined) {
         listener = startListener({
           connectionString: options.connectionString,
           channel: CHANNEL_JOBS_NOTIFY_CHANNEL,
           name: 'channel-jobs',
           logger,
-          onWake: () => workers.wake(),
+          onWake: () => {
+            workers.wake();
+            httpAsyncWorkers?.wake();
+          },
         });
       }
     },

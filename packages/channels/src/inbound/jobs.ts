@@ -72,7 +72,8 @@ export function createChannelJobQueue(pool: Pool): PgBoss {
   });
 }
 
-async function ensureQueue(boss: PgBoss, name: string, policy: PgBoss.Queue): Promise<void> {
+/** Creates the queue, or updates its policy when it exists (several workers may start at once). */
+export async function ensureQueue(boss: PgBoss, name: string, policy: PgBoss.Queue): Promise<void> {
   if (await boss.getQueue(name)) {
     await boss.updateQueue(name, policy);
     return;

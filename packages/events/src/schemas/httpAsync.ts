@@ -73,7 +73,7 @@ export const httpAsyncCallbackQueuedSchema = z.object({
    * delivered) callback, one more than the attempts made before (attempt numbers never repeat).
    */
   firstAttempt: z.int().min(1),
-  /** Attempts this queueing allows (the schedule's length). */
+  /** Attempts this queueing allows: the retry schedule's length plus one (the first attempt). */
   maxAttempts: z.int().min(1),
   queuedAt: timestampSchema,
 });
