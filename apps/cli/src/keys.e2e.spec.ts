@@ -87,6 +87,15 @@ describe('parley tenants, projects and keys', () => {
 
     const projects = await run(['projects', 'list', '--tenant', tenant.id], db.url);
     expect(projects.stdout).toContain(project.id);
+
+    // The HTTP async submit scope (spec 001 §5 item 1) grants only http_async:submit.
+    const submit = await runJson<{ key: string; scopes: string[] }>(
+      ['keys', 'create', '--project', project.id, '--scope', 'channels.http_async'],
+      db.url,
+    );
+    expect(submit.scopes).toEqual(['channels.http_async']);
+    const submitter = await store.verifyApiKey(submit.key);
+    expect(submitter.ok && submitter.principal.permissions).toEqual(['http_async:submit']);
   }, 120_000);
 
   it('refuses bad input with exit code 2 and a message', async () => {

@@ -105,6 +105,7 @@ describe('scopes', () => {
     );
     expect(SCOPE_NAMES).toContain('chat.write');
     expect(expandScopes(['chat.write'])).toEqual(['chat:write']);
+    expect(expandScopes(['channels.http_async'])).toEqual(['http_async:submit']);
     const granted = new Set(Object.values(SCOPES).flat());
     expect([...granted].sort()).toEqual(Object.values(PERMISSIONS).sort());
   });

@@ -15,6 +15,7 @@ export const PERMISSIONS = {
   agentWrite: 'agent:write',
   channelConnectionRead: 'channel_connection:read',
   channelConnectionWrite: 'channel_connection:write',
+  httpAsyncSubmit: 'http_async:submit',
 } as const;
 
 export type Permission = (typeof PERMISSIONS)[keyof typeof PERMISSIONS];
@@ -36,6 +37,9 @@ export const SCOPES = {
   // Channel connections (spec 001 §4.2): channels.write also reads, like agents.write.
   'channels.read': [PERMISSIONS.channelConnectionRead],
   'channels.write': [PERMISSIONS.channelConnectionRead, PERMISSIONS.channelConnectionWrite],
+  // HTTP async submit (spec 001 §5 item 1, label not given there): only sending messages to the
+  // project's agent through a webhook subscription; it reads and changes nothing else.
+  'channels.http_async': [PERMISSIONS.httpAsyncSubmit],
 } as const satisfies Record<string, readonly Permission[]>;
 
 export type Scope = keyof typeof SCOPES;

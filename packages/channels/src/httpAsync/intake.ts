@@ -1,0 +1,253 @@
+import { httpAsyncStream, toAppend } from '@parley/events';
+import type { EventStore } from '@parley/eventstore';
+import type { Pool, PoolClient } from '@parley/platform';
+import type PgBoss from 'pg-boss';
+import { notifyChannelJob } from '../inbound/jobs.js';
+import {
+  SessionIdUnknownError,
+  SessionKeyInUseError,
+  SessionKeyInvalidError,
+  SessionKeyUnknownError,
+  SubscriptionPausedError,
+} from './intakeErrors.js';
+import {
+  HTTP_ASYNC_TURN_QUEUE,
+  type HttpAsyncRoute,
+  type HttpAsyncTurnJobData,
+  httpAsyncEventId,
+  httpAsyncTurnJobId,
+  newCanonicalSessionKey,
+  newHttpAsyncMessageId,
+} from './jobs.js';
+import { type LogTransaction, withLogTransaction } from './logTransaction.js';
+import { assertQueueExists, QueueMissingError } from './queueCallback.js';
+import { classifySessionKey } from './sessionKey.js';
+import { SubscriptionNotFoundError } from './subscriptionSchema.js';
+import type { SubscriptionStore } from './subscriptionStore.js';
+
+export interface HttpAsyncSubmitInput {
+  /** The API key's tenant and project: the subscription must be the project's. */
+  tenantId: string;
+  projectId: string;
+  subscriptionId: string;
+  text: string;
+  /** First message: the caller's own key; later: the canonical key of the acknowledgement. */
+  sessionKey?: string;
+  /** The earlier route only, without sessionKey: continue the conversation of this runtime session. */
+  sessionId?: string;
+  /** Returned unchanged in the callbacks; {} when none was sent. */
+  metadata?: Record<string, unknown>;
+  route: HttpAsyncRoute;
+}
+
+export interface HttpAsyncAcceptance {
+  messageId: string;
+  /** The canonical conversation key. */
+  sessionKey: string;
+  /** This message started the conversation. */
+  newConversation: boolean;
+  /** The runtime session the conversation maps to, once its first turn has run; else null. */
+  sessionId: string | null;
+  acceptedAt: Date;
+}
+
+export interface HttpAsyncIntake {
+  /**
+   * Accepts a message for the agent: its conversation, its inbound row, its turn job and its
+   * HttpAsyncMessageAccepted event, in one transaction. Throws SubscriptionNotFoundError (absent,
+   * deleted or another project's), SubscriptionPausedError, SessionKeyInvalidError,
+   * SessionKeyUnknownError, SessionKeyInUseError, SessionIdUnknownError, QueueMissingError (the
+   * worker never created the turn queue).
+   */
+  submit(input: HttpAsyncSubmitInput): Promise<HttpAsyncAcceptance>;
+}
+
+export interface HttpAsyncIntakeDeps {
+  pool: Pool;
+  store: EventStore;
+  subscriptions: Pick<SubscriptionStore, 'get'>;
+  /** Only `send` (pg-boss's `db` option on the transaction's client), e.g. createChannelJobQueue(pool). */
+  boss: Pick<PgBoss, 'send'>;
+  now?: () => Date;
+}
+
+interface Conversation {
+  sessionKey: string;
+  newConversation: boolean;
+  sessionId: string | null;
+}
+
+/** The runtime session a conversation is mapped to (by the worker, after its first turn). */
+async function mappedSession(
+  client: PoolClient,
+  subscriptionId: string,
+  key: string,
+): Promise<string | null> {
+  const { rows } = await client.query<{ session_id: string }>(
+    'select session_id from channel_sessions where connection_id = $1 and external_session_key = $2',
+    [subscriptionId, key],
+  );
+  return rows[0]?.session_id ?? null;
+}
+
+/**
+ * A new conversation for the caller's key. Two first messages with the same key at once: the
+ * unique (subscription_id, caller_key) makes the second wait for the first's commit, then find
+ * its row (SessionKeyInUseError); if the first rolled back, the second creates it.
+ */
+async function startConversation(
+  client: PoolClient,
+  input: HttpAsyncSubmitInput,
+  callerKey: string,
+): Promise<Conversation> {
+  const created = await client.query<{ canonical_key: string }>(
+    `insert into http_async_conversations (canonical_key, subscription_id, project_id, caller_key)
+     values ($1, $2, $3, $4) on conflict (subscription_id, caller_key) do nothing
+     returning canonical_key`,
+    [newCanonicalSessionKey(input.subscriptionId), input.subscriptionId, input.projectId, callerKey],
+  );
+  const key = created.rows[0]?.canonical_key;
+  if (key !== undefined) return { sessionKey: key, newConversation: true, sessionId: null };
+  const existing = await client.query<{ canonical_key: string }>(
+    'select canonical_key from http_async_conversations where subscription_id = $1 and caller_key = $2',
+    [input.subscriptionId, callerKey],
+  );
+  const canonical = existing.rows[0]?.canonical_key;
+  // Unreachable but for a conversation deleted between the two statements: the caller may retry.
+  if (canonical === undefined) throw new Error('conversation vanished while its key was in use');
+  throw new SessionKeyInUseError(canonical);
+}
+
+async function conversationOf(
+  client: PoolClient,
+  input: HttpAsyncSubmitInput,
+  messageId: string,
+): Promise<Conversation> {
+  if (input.sessionKey !== undefined) {
+    const key = classifySessionKey(input.sessionKey);
+    switch (key.kind) {
+      case 'invalid':
+        throw new SessionKeyInvalidError(key.reason);
+      case 'caller':
+        return startConversation(client, input, key.key);
+      case 'canonical': {
+        // Another subscription's key is unknown here too: it names no conversation of this one.
+        const { rows } = await client.query(
+          'select 1 from http_async_conversations where canonical_key = $1 and subscription_id = $2',
+          [key.key, input.subscriptionId],
+        );
+        if (rows.length === 0) throw new SessionKeyUnknownError();
+        return {
+          sessionKey: key.key,
+          newConversation: false,
+          sessionId: await mappedSession(client, input.subscriptionId, key.key),
+        };
+      }
+      default:
+        return key satisfies never;
+    }
+  }
+  if (input.sessionId !== undefined) {
+    // The earlier route continues a conversation by the runtime session its callbacks named.
+    const { rows } = await client.query<{ external_session_key: string }>(
+      `select s.external_session_key from channel_sessions s
+       join http_async_conversations c on c.canonical_key = s.external_session_key
+         and c.subscription_id = s.connection_id
+       where s.connection_id = $1 and s.session_id = $2
+       order by s.updated_at desc limit 1`,
+      [input.subscriptionId, input.sessionId],
+    );
+    const key = rows[0]?.external_session_key;
+    if (key === undefined) throw new SessionIdUnknownError();
+    return { sessionKey: key, newConversation: false, sessionId: input.sessionId };
+  }
+  // The earlier route without a sessionId: a new conversation, keyed by the message itself.
+  return startConversation(client, input, messageId);
+}
+
+/** PostgreSQL's undefined_table and invalid_schema_name. */
+const isMissingRelation = (err: unknown): boolean => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '42P01' || code === '3F000';
+};
+
+async function accept(
+  tx: LogTransaction,
+  deps: HttpAsyncIntakeDeps,
+  input: HttpAsyncSubmitInput,
+  messageId: string,
+  acceptedAt: Date,
+): Promise<HttpAsyncAcceptance> {
+  const { client } = tx;
+  const conversation = await conversationOf(client, input, messageId);
+  const jobId = httpAsyncTurnJobId(input.subscriptionId, messageId);
+  await client.query(
+    `insert into channel_inbound_messages (connection_id, external_message_id, external_session_key, job_id, received_at)
+     values ($1, $2, $3, $4, $5)`,
+    [input.subscriptionId, messageId, conversation.sessionKey, jobId, acceptedAt],
+  );
+  const metadata = input.metadata ?? {};
+  const data: HttpAsyncTurnJobData = {
+    messageId,
+    subscriptionId: input.subscriptionId,
+    projectId: input.projectId,
+    tenantId: input.tenantId,
+    route: input.route,
+    sessionKey: conversation.sessionKey,
+    newConversation: conversation.newConversation,
+    text: input.text,
+    metadata,
+    acceptedAt: acceptedAt.toISOString(),
+  };
+  const queued = await deps.boss
+    .send(HTTP_ASYNC_TURN_QUEUE, data as unknown as object, {
+      id: jobId,
+      db: { executeSql: (text, values) => client.query(text, values) },
+    })
+    .catch((err: unknown) => {
+      // No pg-boss schema at all: the worker, which creates it with the queues, never ran.
+      if (isMissingRelation(err)) throw new QueueMissingError(HTTP_ASYNC_TURN_QUEUE);
+      throw err;
+    });
+  // pg-boss answers null for a queue that does not exist (the worker creates the queues): the
+  // message must not be accepted. A new message id never repeats a job id.
+  if (queued === null) await assertQueueExists(tx, HTTP_ASYNC_TURN_QUEUE);
+  await notifyChannelJob(client, HTTP_ASYNC_TURN_QUEUE);
+  await tx.append(httpAsyncStream(messageId), [
+    toAppend(
+      'HttpAsyncMessageAccepted',
+      {
+        messageId,
+        projectId: input.projectId,
+        subscriptionId: input.subscriptionId,
+        route: input.route,
+        sessionKey: conversation.sessionKey,
+        newConversation: conversation.newConversation,
+        text: input.text,
+        metadata: metadata as never,
+        acceptedAt: data.acceptedAt,
+      },
+      { tenantId: input.tenantId, projectId: input.projectId, correlationId: messageId },
+      httpAsyncEventId('accepted', messageId, 0),
+    ),
+  ]);
+  return { messageId, ...conversation, acceptedAt };
+}
+
+/** The submit side of the HTTP async channel (spec 001 §4.9): what the two submit routes call. */
+export function createHttpAsyncIntake(deps: HttpAsyncIntakeDeps): HttpAsyncIntake {
+  const now = deps.now ?? (() => new Date());
+  return {
+    async submit(input) {
+      // Looked up by the key's project: another project's subscription is "not found", not "forbidden".
+      const subscription = await deps.subscriptions.get(input.projectId, input.subscriptionId);
+      if (subscription === null) throw new SubscriptionNotFoundError(input.subscriptionId);
+      if (subscription.status === 'paused') throw new SubscriptionPausedError(input.subscriptionId);
+      const messageId = newHttpAsyncMessageId();
+      const acceptedAt = now();
+      return withLogTransaction(deps.pool, deps.store, (tx) =>
+        accept(tx, deps, input, messageId, acceptedAt),
+      );
+    },
+  };
+}
