@@ -20,6 +20,8 @@ import { channelManifestRoutes } from './routes/channels/manifest.js';
 import { type ChannelWebhookRouteOptions, channelWebhookRoutes } from './routes/channels/webhooks.js';
 import { type ChatRouteOptions, chatRoutes } from './routes/chat/index.js';
 import { healthRoutes, type ReadinessChecks } from './routes/health.js';
+import { type HttpAsyncActivityRouteOptions, httpAsyncActivityRoutes } from './routes/httpAsync/activity.js';
+import { type HttpAsyncSubmitRouteOptions, httpAsyncSubmitRoutes } from './routes/httpAsync/submit.js';
 import {
   type HttpAsyncSubscriptionsRouteOptions,
   httpAsyncSubscriptionsRoutes,
@@ -58,6 +60,10 @@ export interface AppOptions {
   a2a?: A2aRouteOptions;
   /** HTTP async webhook subscriptions (spec 001 §4.9); the routes are absent without it. */
   httpAsyncSubscriptions?: HttpAsyncSubscriptionsRouteOptions;
+  /** A webhook subscription's Activity log, test message and redelivery (spec 001 §4.9); absent without it. */
+  httpAsyncActivity?: HttpAsyncActivityRouteOptions;
+  /** HTTP async submit (spec 001 §4.9): http-async/message and the earlier http_async/send; absent without it. */
+  httpAsyncSubmit?: HttpAsyncSubmitRouteOptions;
 }
 
 /**
@@ -108,5 +114,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.a2a) await app.register(a2aRoutes, options.a2a);
   if (options.httpAsyncSubscriptions)
     await app.register(httpAsyncSubscriptionsRoutes, options.httpAsyncSubscriptions);
+  if (options.httpAsyncActivity) await app.register(httpAsyncActivityRoutes, options.httpAsyncActivity);
+  if (options.httpAsyncSubmit) await app.register(httpAsyncSubmitRoutes, options.httpAsyncSubmit);
   return app;
 }

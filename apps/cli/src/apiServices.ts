@@ -6,6 +6,7 @@ import {
   createChannelAdapters,
   createChannelJobQueue,
   createConnectionStore,
+  createHttpAsyncIntake,
   createInboundPipeline,
   createSubscriptionStore,
   keyringFromConfig,
@@ -105,6 +106,26 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
       verifyApiKey: (key) => auth.verifyApiKey(key),
       verifyJwt,
       subscriptions: webhookSubscriptions,
+    },
+    httpAsyncActivity: {
+      verifyApiKey: (key) => auth.verifyApiKey(key),
+      verifyJwt,
+      subscriptions: webhookSubscriptions,
+      pool,
+      store: system.store,
+      boss: createChannelJobQueue(pool),
+    },
+    httpAsyncSubmit: {
+      verifyApiKey: (key) => auth.verifyApiKey(key),
+      intake:
+        webhookSubscriptions === null
+          ? null
+          : createHttpAsyncIntake({
+              pool,
+              store: system.store,
+              subscriptions: webhookSubscriptions,
+              boss: createChannelJobQueue(pool),
+            }),
     },
     // Inbound webhooks and A2A need the connections' secrets: absent without CHANNEL_CREDENTIALS_KEY.
     ...(channelPipeline === null || channelConnections === null

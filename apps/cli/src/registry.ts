@@ -9,6 +9,7 @@ import {
 import { eventStoreMigrations } from '@parley/eventstore';
 import type { MigrationSet } from '@parley/platform';
 import { eventCountsProjection } from '@parley/projection-event-counts';
+import { httpAsyncActivityProjection } from '@parley/projection-http-async-activity';
 import { llmLedgerProjection } from '@parley/projection-llm-ledger';
 import { recordingsProjection } from '@parley/projection-recordings';
 import { type Projection, projectionRunnerMigrations } from '@parley/projection-runner';
@@ -48,4 +49,5 @@ export const projections: readonly Projection[] = [
   llmLedgerProjection,
   recordingsProjection,
   tracesProjection,
+  httpAsyncActivityProjection,
 ];
