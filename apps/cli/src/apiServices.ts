@@ -20,6 +20,7 @@ import { createTraceReads } from '@parley/projection-traces';
 import { createAgentStore } from '@parley/runtime';
 import type { FastifyInstance } from 'fastify';
 import { callbackAllowlistOf } from './callbackAllowlist.js';
+import { callbackRetryScheduleOf } from './callbackRetrySchedule.js';
 import { chatServices, jwtVerifierOf } from './chatServices.js';
 import { recordingsServices } from './recordingsServices.js';
 import type { System } from './system.js';
@@ -49,6 +50,8 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
   const channelConnections = channelKeyring === null ? null : createConnectionStore(pool, channelKeyring);
   const channelAdapters = createChannelAdapters();
   const callbackAllowlist = callbackAllowlistOf(config);
+  // pg-boss used only to insert jobs (send with the caller's transaction): never started here.
+  const jobs = createChannelJobQueue(pool);
   const webhookSubscriptions =
     channelKeyring === null
       ? null
@@ -60,7 +63,7 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
       ? null
       : createInboundPipeline({
           pool,
-          boss: createChannelJobQueue(pool),
+          boss: jobs,
           adapters: channelAdapters,
           connections: channelConnections,
           // Synchronous channels record their delivery (ChannelMessageSent) themselves.
@@ -113,7 +116,9 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
       subscriptions: webhookSubscriptions,
       pool,
       store: system.store,
-      boss: createChannelJobQueue(pool),
+      boss: jobs,
+      // The worker's schedule: a redelivery or test message gets as many attempts as any callback.
+      retryScheduleSeconds: callbackRetryScheduleOf(config),
     },
     httpAsyncSubmit: {
       verifyApiKey: (key) => auth.verifyApiKey(key),
@@ -124,7 +129,7 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
               pool,
               store: system.store,
               subscriptions: webhookSubscriptions,
-              boss: createChannelJobQueue(pool),
+              boss: jobs,
             }),
     },
     // Inbound webhooks and A2A need the connections' secrets: absent without CHANNEL_CREDENTIALS_KEY.

@@ -20,3 +20,7 @@ export {
   testConnection,
 } from './adapters/testing/standInServer.js';
 export { xmlWellFormedError } from './adapters/vxml/xmlWellFormed.js';
+export {
+  createSelfSignedCertificate,
+  type TestCertificate,
+} from './httpAsync/testing/selfSignedCertificate.js';

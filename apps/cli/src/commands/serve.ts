@@ -28,7 +28,15 @@ export async function serve(ctx: CliContext, options: ServeOptions): Promise<voi
   const { config, logger } = ctx;
   const sessions = options.worker ? workerSessions({ config }) : undefined;
   const emailSettings = options.worker ? workerEmailSettings({ config }) : undefined;
-  const system = await openSystem(config, logger, { database: options.database, migrate: true });
+  // Each turn worker (channel turns and HTTP async turns, CHANNEL_WORKER_CONCURRENCY each) holds one
+  // connection for its conversation's lock during the turn, on top of what its queries use: the
+  // worker's pool has those on top of DATABASE_POOL_MAX, so locks never starve the queries.
+  const lockConnections = options.worker ? 2 * config.CHANNEL_WORKER_CONCURRENCY : 0;
+  const system = await openSystem(config, logger, {
+    database: options.database,
+    migrate: true,
+    poolMax: config.DATABASE_POOL_MAX + lockConnections,
+  });
   const channels = options.worker ? workerChannels(system) : undefined;
   const email = emailSettings ? workerEmail(system, emailSettings) : undefined;
   const worker = options.worker
