@@ -351,12 +351,14 @@ const ENTRIES: EntryInput[] = [
     ingress: 'api',
     authMode: 'api_key',
     responseFormat: 'json',
-    supportsRichOutput: true,
+    // The callback's channel_output is text; the reply's structure is not carried (docs/http-async.md).
+    supportsRichOutput: false,
     supportsThreading: false,
     supportsMedia: false,
+    // Its "connections" are the webhook subscriptions (their own API, secrets per subscription).
+    isConnectionEligible: false,
     supportsTypingIndicator: false,
     requiredCredentials: [],
-    optionalCredentials: ['callbackSecret', 'callbackBearerToken'],
     webhookPathPattern: '/api/v1/channels/http-async/message',
   },
   {
