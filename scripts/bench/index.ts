@@ -1,19 +1,28 @@
 /**
  * `npm run bench`: the log's append throughput against a raw INSERT baseline, rebuild throughput
  * (the demo projection, and llm-ledger), head-to-read lag, the read models' queries at 1,000,000
- * sessions and 5,000,000 ledger rows, the sessions route against a bare Fastify route, and ingest
- * over HTTP. Ratios are measured in one run, since machines are noisy. Knobs (docs/performance.md):
+ * sessions and 5,000,000 ledger rows, the sessions route against a bare Fastify route, ingest
+ * over HTTP, chat turns, the trace CSV export, channels (WhatsApp-shaped webhooks and the worker)
+ * and the HTTP async channel (submit, callbacks, a receiver that goes down and comes back). Ratios are measured in one run, since machines are noisy. Knobs (docs/performance.md):
  * BENCH_SECONDS, BENCH_REBUILD_EVENTS, BENCH_BATCH, the BENCH_QUERY_*, BENCH_LEDGER_EVENTS,
- * BENCH_API_*, BENCH_INGEST_*, BENCH_CHAT_*, BENCH_CHANNELS_* ones, BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (`append`, `rebuild`,
- * `lag`, `queries`, `rebuild-ledger`, `api`, `ingest`, `chat`, `traces-export` or `channels`). Results go to stdout as Markdown, progress to stderr.
+ * BENCH_API_*, BENCH_INGEST_*, BENCH_CHAT_*, BENCH_CHANNELS_*, BENCH_HTTP_ASYNC_* ones (_SECONDS, _CLIENTS,
+ * _RATE, _TEAM, _POLL_SECONDS, _DOWN_SECONDS, _SCHEDULE), BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (`append`,
+ * `rebuild`, `lag`, `queries`, `rebuild-ledger`, `api`, `ingest`, `chat`, `traces-export`, `channels` or
+ * `http-async`). Results go to stdout as Markdown, progress to stderr.
  */
 import { cpus } from 'node:os';
+import {
+  DEFAULT_CALLBACK_RETRY_SCHEDULE_SECONDS,
+  formatRetrySchedule,
+  parseRetrySchedule,
+} from '@parley/channels';
 import { EXPORT_BATCH_ROWS } from '@parley/projection-traces';
 import { type ApiRunResult, benchApi } from './api.js';
 import { benchAppend } from './append.js';
 import { benchChannels } from './channels.js';
 import { benchChat } from './chat.js';
 import { openBenchDatabase } from './database.js';
+import { benchHttpAsync } from './httpAsync.js';
 import { benchIngest } from './ingest.js';
 import { benchLag } from './lag.js';
 import { benchQueries } from './queries.js';
@@ -300,6 +309,62 @@ async function channelsSection(): Promise<string[]> {
   }
 }
 
+async function httpAsyncSection(): Promise<string[]> {
+  const db = await openBenchDatabase(32);
+  try {
+    const r = await benchHttpAsync(
+      db.pool,
+      db.url,
+      {
+        seconds: num('BENCH_HTTP_ASYNC_SECONDS', 10),
+        clients: num('BENCH_HTTP_ASYNC_CLIENTS', 8),
+        rate: num('BENCH_HTTP_ASYNC_RATE', 20),
+        // The worker's own settings unless told otherwise: pg-boss polling, CHANNEL_WORKER_CONCURRENCY.
+        pollingIntervalSeconds: num('BENCH_HTTP_ASYNC_POLL_SECONDS', 2),
+        teamSize: num('BENCH_HTTP_ASYNC_TEAM', 4),
+        downSeconds: num('BENCH_HTTP_ASYNC_DOWN_SECONDS', 60),
+        // The production schedule (HTTP_ASYNC_CALLBACK_RETRY_SCHEDULE's default) unless told otherwise.
+        schedule:
+          process.env.BENCH_HTTP_ASYNC_SCHEDULE === undefined
+            ? DEFAULT_CALLBACK_RETRY_SCHEDULE_SECONDS
+            : parseRetrySchedule(process.env.BENCH_HTTP_ASYNC_SCHEDULE),
+      },
+      log,
+    );
+    const ms = (n: number) => `${n.toFixed(1)} ms`;
+    const a = r.accept;
+    const e = r.endToEnd;
+    const d = r.receiverDown;
+    return [
+      '### HTTP async: submit, the worker and signed callbacks to an HTTPS receiver',
+      '',
+      `Over HTTP on 127.0.0.1 (fetch), ${a.clients} clients, ${a.seconds} s per run, each message a new conversation (its own caller session key). Accepting a message = verify the platform API key (scope channels.http_async), validate, resolve the subscription, then one transaction with the conversation row, the inbound row, the pg-boss turn job, the NOTIFY and HttpAsyncMessageAccepted. The bare route reads the same JSON body and INSERTs one row.`,
+      '',
+      '| route | submits/s | request p50 | request p99 | ratio |',
+      '|---|---|---|---|---|',
+      `| bare Fastify + 1 INSERT | ${fmt(a.bareInsertsPerSecond)} | ${ms(a.bareRequest.p50)} | ${ms(a.bareRequest.p99)} | 1.00 |`,
+      `| POST /api/v1/channels/http-async/message | ${fmt(a.submitsPerSecond)} | ${ms(a.request.p50)} | ${ms(a.request.p99)} | ${a.ratio.toFixed(2)} |`,
+      '',
+      `The worker (pg-boss polling every ${r.worker.pollingIntervalSeconds} s as a fallback, woken through LISTEN; ${r.worker.teamSize} workers per queue: the turn with the scripted provider, then the signed agent.response callback through the guarded fetch to a local HTTPS receiver) answered the ${fmt(r.drain.messages)} accepted messages in ${r.drain.seconds.toFixed(1)} s: **${fmt(r.drain.callbacksPerSecond)} callbacks/s**.`,
+      '',
+      `End to end at ${e.ratePerSecond} messages/s, submit start to the agent.response reaching the receiver:`,
+      '',
+      '| messages | p50 | p99 | max | not received within 30 s |',
+      '|---|---|---|---|---|',
+      `| ${fmt(e.messages)} | ${ms(e.latency.p50)} | ${ms(e.latency.p99)} | ${ms(e.latency.max)} | ${e.lost} |`,
+      '',
+      `Receiver down (connections refused) for ${d.downSeconds} s while messages arrive at ${d.ratePerSecond}/s, then back; retry schedule ${formatRetrySchedule(r.worker.schedule)} (±20% jitter):`,
+      '',
+      '| messages | failed attempts (refused connections) | recovery → last callback | lost | duplicates received | processed once (unique message_ids) |',
+      '|---|---|---|---|---|---|',
+      `| ${fmt(d.messages)} | ${fmt(d.failedAttempts)} | ${d.recoverySeconds.toFixed(1)} s | ${d.lost} | ${d.duplicates} | ${fmt(d.processedOnce)} |`,
+      '',
+    ];
+  } finally {
+    await db.close();
+  }
+}
+
 async function tracesExportSection(): Promise<string[]> {
   const db = await openBenchDatabase(8);
   try {
@@ -343,5 +408,6 @@ const sections = [
   ...(run('chat') ? await chatSection() : []),
   ...(run('traces-export') ? await tracesExportSection() : []),
   ...(run('channels') ? await channelsSection() : []),
+  ...(run('http-async') ? await httpAsyncSection() : []),
 ];
 process.stdout.write(`${[...header, ...sections].join('\n')}\n`);

@@ -1,5 +1,11 @@
 // Other adapters export their factory below, one line each.
 export { createEventStoreDbEventStore, type EventStoreDbOptions } from './eventstoredb/index.js';
+export {
+  canAppendInTransaction,
+  type LogTransaction,
+  logTransactionOn,
+  withLogTransaction,
+} from './logTransaction.js';
 export { eventStoreMigrations } from './migrations.js';
 export {
   AppendOrderConflictError,

@@ -1,11 +1,11 @@
 import {
-  AppendOrderConflictError,
+  canAppendInTransaction,
   EventIdConflictError,
   type EventStore,
   type EventToAppend,
-  type PostgresEventStore,
+  withLogTransaction,
 } from '@parley/eventstore';
-import type { Pool, PoolClient } from '@parley/platform';
+import type { Pool } from '@parley/platform';
 import type { ItemError, PreparedItem } from './prepareItems.js';
 
 export type ItemResult =
@@ -14,8 +14,6 @@ export type ItemResult =
 
 type Accepted = Extract<PreparedItem, { ok: true }>;
 type Append = (stream: string, events: readonly EventToAppend[]) => Promise<unknown>;
-
-const ORDER_CONFLICT_RETRIES = 5;
 
 function groupByStream(items: readonly Accepted[]): Map<string, Accepted[]> {
   const groups = new Map<string, Accepted[]>();
@@ -77,10 +75,6 @@ async function appendGroups(groups: Map<string, Accepted[]>, append: Append): Pr
   return results;
 }
 
-function hasAppendWith(store: EventStore): store is PostgresEventStore {
-  return typeof (store as Partial<PostgresEventStore>).appendWith === 'function';
-}
-
 /**
  * Appends the valid items of a batch and reports one result per item, in
  * request order. On PostgreSQL the whole batch is one transaction (appends
@@ -98,38 +92,15 @@ export async function ingestBatch(
   let appended: ItemResult[] = [];
   if (groups.size > 0) {
     const { store, pool } = deps;
-    if (hasAppendWith(store) && pool) {
-      appended = await inOneTransaction(pool, store, groups);
+    if (canAppendInTransaction(store) && pool) {
+      // Another appender of one of these streams committing out of transaction-id order makes
+      // withLogTransaction run the batch again in a newer transaction (docs/log.md).
+      appended = await withLogTransaction(pool, store, (tx) =>
+        appendGroups(groups, (stream, events) => store.appendWith(tx.client, stream, events)),
+      );
     } else {
       appended = await appendGroups(groups, (stream, events) => store.append(stream, events));
     }
   }
   return [...rejected, ...appended].sort((a, b) => a.index - b.index);
-}
-
-async function inOneTransaction(
-  pool: Pool,
-  store: PostgresEventStore,
-  groups: Map<string, Accepted[]>,
-): Promise<ItemResult[]> {
-  for (let attempt = 0; ; attempt++) {
-    const client: PoolClient = await pool.connect();
-    try {
-      await client.query('begin');
-      const results = await appendGroups(groups, (stream, events) =>
-        store.appendWith(client, stream, events),
-      );
-      await client.query('commit');
-      store.notifyAppended();
-      return results;
-    } catch (err) {
-      await client.query('rollback').catch(() => {});
-      // Another appender of one of these streams committed out of transaction-id order: a new
-      // transaction gets a larger id, so the retry succeeds (docs/log.md).
-      if (err instanceof AppendOrderConflictError && attempt < ORDER_CONFLICT_RETRIES) continue;
-      throw err;
-    } finally {
-      client.release();
-    }
-  }
 }

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { httpAsyncStream, toAppend } from '@parley/events';
+import { withLogTransaction } from '@parley/eventstore';
 import type PgBoss from 'pg-boss';
 import { callbackAuthHeaders } from './callbackSignature.js';
 import { parseCallbackAllowlist } from './callbackUrl.js';
@@ -10,7 +11,6 @@ import {
   httpAsyncAttemptJobId,
   httpAsyncEventId,
 } from './jobs.js';
-import { withLogTransaction } from './logTransaction.js';
 import { retryDelayMs } from './schedule.js';
 import type { CallbackFetch, HttpAsyncWorkerDeps } from './turn.js';
 import { scheduleOf } from './turn.js';

@@ -6,7 +6,6 @@ export * from './guardedFetch.js';
 export * from './intake.js';
 export * from './intakeErrors.js';
 export * from './jobs.js';
-export * from './logTransaction.js';
 export { httpAsyncMigrations } from './migrations.js';
 export * from './payloads.js';
 export * from './queueCallback.js';

@@ -1,5 +1,5 @@
 import { httpAsyncStream, toAppend } from '@parley/events';
-import type { EventStore } from '@parley/eventstore';
+import { type EventStore, type LogTransaction, withLogTransaction } from '@parley/eventstore';
 import type { Pool, PoolClient } from '@parley/platform';
 import type PgBoss from 'pg-boss';
 import { notifyChannelJob } from '../inbound/jobs.js';
@@ -19,7 +19,6 @@ import {
   newCanonicalSessionKey,
   newHttpAsyncMessageId,
 } from './jobs.js';
-import { type LogTransaction, withLogTransaction } from './logTransaction.js';
 import { assertQueueExists, QueueMissingError } from './queueCallback.js';
 import { classifySessionKey } from './sessionKey.js';
 import { SubscriptionNotFoundError } from './subscriptionSchema.js';

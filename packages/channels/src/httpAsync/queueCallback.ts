@@ -1,4 +1,5 @@
 import { httpAsyncStream, toAppend } from '@parley/events';
+import type { LogTransaction } from '@parley/eventstore';
 import type PgBoss from 'pg-boss';
 import { notifyChannelJob, PG_BOSS_SCHEMA } from '../inbound/jobs.js';
 import {
@@ -7,7 +8,6 @@ import {
   httpAsyncAttemptJobId,
   httpAsyncEventId,
 } from './jobs.js';
-import type { LogTransaction } from './logTransaction.js';
 import type { WebhookEventType } from './subscriptionSchema.js';
 
 /** Thrown when a job's queue does not exist (the worker creates the queues when it starts). */

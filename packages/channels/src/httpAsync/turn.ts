@@ -1,10 +1,5 @@
 import { httpAsyncStream, toAppend } from '@parley/events';
-import {
-  AppendOrderConflictError,
-  type EventStore,
-  type EventToAppend,
-  type PostgresEventStore,
-} from '@parley/eventstore';
+import { type EventStore, type LogTransaction, logTransactionOn } from '@parley/eventstore';
 import type { Logger, Pool, PoolClient } from '@parley/platform';
 import type PgBoss from 'pg-boss';
 import {
@@ -30,7 +25,6 @@ import {
   httpAsyncEventId,
   httpAsyncTurnJobId,
 } from './jobs.js';
-import type { LogTransaction } from './logTransaction.js';
 import { queueHttpAsyncCallback } from './queueCallback.js';
 import type { SubscriptionStore } from './subscriptionStore.js';
 
@@ -62,43 +56,6 @@ export interface HttpAsyncWorkerDeps {
 
 export const scheduleOf = (deps: Pick<HttpAsyncWorkerDeps, 'retryScheduleSeconds'>): readonly number[] =>
   deps.retryScheduleSeconds ?? DEFAULT_CALLBACK_RETRY_SCHEDULE_SECONDS;
-
-const ORDER_CONFLICT_RETRIES = 10;
-
-const hasAppendWith = (store: EventStore): store is PostgresEventStore =>
-  typeof (store as Partial<PostgresEventStore>).appendWith === 'function';
-
-/**
- * withLogTransaction on a client the caller already holds (the conversation's lock client), for a
- * `body` that owns its begin / commit (recordChannelTurn does): appends made through `tx` commit
- * with it (PostgreSQL log) or follow the commit (another log). An append order conflict rolls the
- * body back (it throws through its own rollback) and runs it again.
- */
-async function logTransactionOn(
-  client: PoolClient,
-  store: EventStore,
-  body: (tx: LogTransaction) => Promise<void>,
-): Promise<void> {
-  const sameTransaction = hasAppendWith(store);
-  for (let attempt = 0; ; attempt++) {
-    const later: Array<[string, readonly EventToAppend[]]> = [];
-    try {
-      await body({
-        client,
-        append: async (stream, events) => {
-          if (sameTransaction) await store.appendWith(client, stream, events);
-          else later.push([stream, events]);
-        },
-      });
-    } catch (err) {
-      if (err instanceof AppendOrderConflictError && attempt < ORDER_CONFLICT_RETRIES) continue;
-      throw err;
-    }
-    if (sameTransaction) store.notifyAppended();
-    for (const [stream, events] of later) await store.append(stream, events);
-    return;
-  }
-}
 
 /** begin, `fn`, commit (rollback on error) on `tx.client`. */
 async function inTransaction(tx: LogTransaction, fn: () => Promise<void>): Promise<void> {
