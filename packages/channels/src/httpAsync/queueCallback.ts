@@ -27,19 +27,8 @@ export async function assertQueueExists(tx: Pick<LogTransaction, 'client'>, queu
   if (found.rows[0]?.ok !== true) throw new QueueMissingError(queue);
 }
 
-export interface QueueCallbackInput {
-  deliveryId: string;
-  messageId: string;
-  subscriptionId: string;
-  projectId: string;
-  tenantId: string;
-  eventType: WebhookEventType;
-  sessionId?: string;
-  payload: Record<string, unknown>;
-  test: boolean;
-  /** 1, or one more than the attempts already made (a redelivery). */
-  firstAttempt: number;
-}
+/** The job data of the first attempt, without the attempt numbers this function derives. */
+export type QueueCallbackInput = Omit<HttpAsyncCallbackJobData, 'attempt' | 'lastAttempt'>;
 
 export interface QueueCallbackDeps {
   /** Only `send` is used (pg-boss's `db` option on the transaction's client): no started instance needed. */
@@ -94,8 +83,8 @@ export async function queueHttpAsyncCallback(
     ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
     payload: input.payload,
     test: input.test,
-    attempt: input.firstAttempt,
     firstAttempt: input.firstAttempt,
+    attempt: input.firstAttempt,
     lastAttempt,
   };
   const id = await deps.boss.send(HTTP_ASYNC_CALLBACK_QUEUE, data as unknown as object, {

@@ -9,9 +9,8 @@ import {
   type SubscriptionStore,
   type WebhookEventType,
   type WebhookSubscription,
-  withLogTransaction,
 } from '@parley/channels';
-import type { EventStore } from '@parley/eventstore';
+import { type EventStore, withLogTransaction } from '@parley/eventstore';
 import { addRoute, errorResponses, HttpError, type VerifyApiKey, type VerifyJwt } from '@parley/http';
 import type { Pool } from '@parley/platform';
 import {
