@@ -142,14 +142,20 @@ type Answer = {
   deliveries: Array<Record<string, unknown>>;
   delivery: Record<string, unknown> & { status: string };
   attempts: unknown[];
+  freshness?: { position: string | null };
 };
 
-/** Polls a GET until `done` holds (the projection is a little behind the log). */
+/**
+ * Polls a GET until `done` holds (the projection is a little behind the log) and its `freshness`
+ * has caught up too: the route reads freshness before its query, so a poll can see the new rows with
+ * the checkpoint read an instant earlier.
+ */
 async function until(url: string, done: (body: Answer) => boolean): Promise<Answer> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     const res = await call('GET', url, readKey);
-    if (res.statusCode === 200 && done(res.json<Answer>())) return res.json<Answer>();
+    const body = res.statusCode === 200 ? res.json<Answer>() : undefined;
+    if (body !== undefined && done(body) && body.freshness?.position !== null) return body;
     if (Date.now() > deadline) throw new Error(`timed out: ${res.statusCode} ${res.body}`);
     await new Promise((r) => setTimeout(r, 20));
   }
