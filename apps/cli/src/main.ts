@@ -1,3 +1,4 @@
+import { SCOPE_NAMES } from '@parley/auth';
 import { ConfigError, createLogger, loadConfig } from '@parley/platform';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import {
@@ -194,11 +195,7 @@ keys
   .command('create')
   .description('create a key and print it once (only its hash is kept)')
   .requiredOption('--project <idOrSlug>', 'the project the key is bound to')
-  .option(
-    '--scope <scopes>',
-    'recordings.read, analytics.read, ingest.write, chat.write, agents.read, agents.write (comma-separated or repeated)',
-    list,
-  )
+  .option('--scope <scopes>', `${SCOPE_NAMES.join(', ')} (comma-separated or repeated)`, list)
   .option('--name <name>', 'a label (default: the scopes)')
   .option('--expires-in <duration>', 'lifetime such as 90m, 12h, 30d, 2w (default: no expiry)')
   .option('--json', 'print the key and its record as one JSON object')
