@@ -16,6 +16,12 @@ import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './command
 import { migrateCommand } from './commands/migrate.js';
 import { projectionsRebuildCommand, projectionsStatusCommand } from './commands/projections.js';
 import { projectsCreateCommand, projectsListCommand } from './commands/projects.js';
+import {
+  keysCreatePublicCommand,
+  keysListPublicCommand,
+  keysRevokePublicCommand,
+  type PublicKeyCreateFlags,
+} from './commands/publicKeys.js';
 import { replayCommand } from './commands/replay.js';
 import { type SdkTokenFlags, sdkTokensIssueCommand } from './commands/sdkTokens.js';
 import { parseRandomSeed, seedCommand } from './commands/seed.js';
@@ -190,7 +196,9 @@ projectsCmd
   .option('--json', 'machine-readable output')
   .action((options: { tenant?: string; json?: boolean }) => projectsListCommand(context(2), options));
 
-const keys = program.command('keys').description('platform API keys (plat_…), bound to one project');
+const keys = program
+  .command('keys')
+  .description('platform API keys (plat_…) and public widget keys (pk_…), bound to one project');
 keys
   .command('create')
   .description('create a key and print it once (only its hash is kept)')
@@ -214,6 +222,27 @@ keys
   .description('revoke a key (takes effect at once)')
   .argument('<keyId>', 'the key id (key_…), from `parley keys list`')
   .action((keyId: string) => keysRevokeCommand(context(2), keyId));
+keys
+  .command('create-public')
+  .description('create a public widget key (pk_…) usable only from the given origins, and print it')
+  .requiredOption('--project <idOrSlug>', 'the project the key is bound to')
+  .option('--origin <origins>', 'an allowed origin, https://host[:port] (comma-separated or repeated)', list)
+  .option('--voice', 'allow voice (default: chat only)')
+  .option('--no-chat', 'do not allow chat')
+  .option('--name <name>', 'a label (default: widget)')
+  .option('--json', 'print the key record as one JSON object')
+  .action((options: PublicKeyCreateFlags) => keysCreatePublicCommand(context(2), options));
+keys
+  .command('list-public')
+  .description("a project's public widget keys: key, origins, permissions, status")
+  .requiredOption('--project <idOrSlug>', 'the project')
+  .option('--json', 'machine-readable output')
+  .action((options: { project: string; json?: boolean }) => keysListPublicCommand(context(2), options));
+keys
+  .command('revoke-public')
+  .description('revoke a public widget key (takes effect at once)')
+  .argument('<publicKeyId>', 'the public key id (pkk_…), from `parley keys list-public`')
+  .action((keyId: string) => keysRevokePublicCommand(context(2), keyId));
 
 program
   .command('sdk-tokens')

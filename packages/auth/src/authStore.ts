@@ -1,6 +1,7 @@
 import type { Pool } from '@parley/platform';
 import { createApiKeyQueries } from './apiKeys.js';
 import { createProjectQueries } from './projects.js';
+import { createPublicKeyQueries } from './publicKeys.js';
 import { createTenantQueries } from './tenants.js';
 import { createApiKeyVerifier } from './verifyApiKey.js';
 
@@ -35,6 +36,7 @@ export function createAuthStore(pool: Pool, options: AuthStoreOptions = {}) {
     ...createTenantQueries(pool),
     ...createProjectQueries(pool),
     ...keys,
+    ...createPublicKeyQueries(pool, now),
     async revokeApiKey(keyId: string) {
       const record = await keys.revokeApiKey(keyId);
       verifier.forget(keyId);

@@ -15,6 +15,15 @@ export { ID_PREFIXES, newApiKeyId, newProjectId, newTenantId } from './ids.js';
 export { authMigrations } from './migrations.js';
 export type { CreateProjectInput } from './projects.js';
 export {
+  type CreatePublicApiKeyInput,
+  newPublicApiKeyId,
+  PUBLIC_KEY_PREFIX,
+  type PublicApiKeyRecord,
+  type PublicKeyPermissions,
+  type ResolvedPublicKey,
+} from './publicKeys.js';
+export { checkAllowedOrigins, MAX_ALLOWED_ORIGINS, normalizeOrigin } from './publicOrigins.js';
+export {
   expandScopes,
   isScope,
   PERMISSIONS,

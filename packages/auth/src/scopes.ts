@@ -16,6 +16,11 @@ export const PERMISSIONS = {
   channelConnectionRead: 'channel_connection:read',
   channelConnectionWrite: 'channel_connection:write',
   httpAsyncSubmit: 'http_async:submit',
+  // SDK channels (spec 001 §5 item 5 names these four).
+  sdkChannelRead: 'channel:read',
+  sdkChannelCreate: 'channel:create',
+  sdkChannelUpdate: 'channel:update',
+  sdkChannelDelete: 'channel:delete',
 } as const;
 
 export type Permission = (typeof PERMISSIONS)[keyof typeof PERMISSIONS];
@@ -40,6 +45,15 @@ export const SCOPES = {
   // HTTP async submit (spec 001 §5 item 1, label not given there): only sending messages to the
   // project's agent through a webhook subscription; it reads and changes nothing else.
   'channels.http_async': [PERMISSIONS.httpAsyncSubmit],
+  // SDK channels (spec 001 §4.6): sdk_channels.write manages them (and reads, like channels.write);
+  // creating a share or embed token is channel:create.
+  'sdk_channels.read': [PERMISSIONS.sdkChannelRead],
+  'sdk_channels.write': [
+    PERMISSIONS.sdkChannelRead,
+    PERMISSIONS.sdkChannelCreate,
+    PERMISSIONS.sdkChannelUpdate,
+    PERMISSIONS.sdkChannelDelete,
+  ],
 } as const satisfies Record<string, readonly Permission[]>;
 
 export type Scope = keyof typeof SCOPES;

@@ -21,8 +21,8 @@ export interface SdkTokenFlags {
 
 /**
  * `parley sdk-tokens issue`: mints an SDK session token (X-SDK-Token) for a
- * project with SDK_TOKEN_SECRET, as `POST /api/v1/sdk/init` will (issue 8),
- * to try the conversation endpoints as a widget would. The token alone goes
+ * project with SDK_TOKEN_SECRET, as `POST /api/v1/sdk/init` does for a widget,
+ * to try the conversation endpoints without a public key and a browser. The token alone goes
  * to stdout (`TOKEN=$(parley sdk-tokens issue …)`), the rest to stderr.
  */
 export async function sdkTokensIssueCommand(ctx: CliContext, flags: SdkTokenFlags): Promise<void> {

@@ -17,6 +17,8 @@ export interface Caller {
   permissions: readonly string[];
   /** SDK token only: the SDK channel it was minted for, when it names one. */
   channelId?: string | undefined;
+  /** SDK token only: the browser origin it was minted for (claim `origin`), when it names one. */
+  origin?: string | undefined;
 }
 
 export type VerifyJwtFailureReason = 'malformed' | 'signature' | 'expired' | 'claims' | 'unavailable';

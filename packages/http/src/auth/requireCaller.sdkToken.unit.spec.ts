@@ -123,6 +123,22 @@ describe('requireCaller with acceptSdkToken', () => {
     expect(res.json()).toMatchObject({ error: { code: 'ORIGIN_NOT_ALLOWED' } });
   });
 
+  it("answers with CORS headers for the token's origin only", async () => {
+    const { token } = await sdk.issue({ ...claims, origin: 'https://a.example' });
+    const ok = await call('/chat', { 'x-sdk-token': token, origin: 'https://a.example' });
+    expect(ok.headers).toMatchObject({ 'access-control-allow-origin': 'https://a.example', vary: 'Origin' });
+    expect(ok.json().data).toMatchObject({ kind: 'sdkToken', origin: 'https://a.example' });
+    const other = await call('/chat', { 'x-sdk-token': token, origin: 'https://b.example' });
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    // A token minted without an origin (the CLI's) gets none: a page cannot read the answer.
+    const plain = await call('/chat', {
+      'x-sdk-token': (await sdk.issue(claims)).token,
+      origin: 'https://a.example',
+    });
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
   it('without acceptSdkToken an SDK token stays a refused credential type (403 FORBIDDEN)', async () => {
     const { token } = await sdk.issue(claims);
     const res = await call('/traces', { 'x-sdk-token': token });

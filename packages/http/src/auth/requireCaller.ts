@@ -49,8 +49,17 @@ const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
 export function requireCaller(options: RequireCallerOptions): preHandlerAsyncHookHandler {
   const projectParam = options.projectParam ?? null;
 
-  return async (request) => {
+  return async (request, reply) => {
     const caller = await authenticate(request, options);
+    // A widget's page reads the answer only with CORS headers for its origin: the one the token was
+    // minted for (POST /api/v1/sdk/init checked it against the public key's allowed origins).
+    if (caller.kind === 'sdkToken') {
+      reply.header('vary', 'Origin');
+      if (caller.origin !== undefined && request.headers.origin === caller.origin) {
+        reply.header('access-control-allow-origin', caller.origin);
+        reply.header('access-control-expose-headers', 'x-request-id');
+      }
+    }
     if (projectParam !== null) {
       const projectId = (request.params as Record<string, unknown> | undefined)?.[projectParam];
       if (typeof projectId !== 'string' || !callerReaches(caller, projectId)) throw projectNotFound();
@@ -150,6 +159,7 @@ async function authenticateSdkToken(
     projectIds: [claims.projectId],
     permissions: SDK_TOKEN_PERMISSIONS,
     ...(claims.channelId === undefined ? {} : { channelId: claims.channelId }),
+    ...(claims.origin === undefined ? {} : { origin: claims.origin }),
   };
 }
 

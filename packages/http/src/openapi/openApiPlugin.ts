@@ -47,6 +47,18 @@ const plugin: FastifyPluginAsync<OpenApiOptions> = async (app, options) => {
             name: 'X-SDK-Token',
             description: 'A short-lived SDK session token (JWT, typ sdk), on the conversation endpoints only',
           },
+          publicKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-API-Key',
+            description: 'A public widget key (pk_…), origin-restricted: GET /api/v1/sdk/config only',
+          },
+          publicKeyInit: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Public-Key',
+            description: 'A public widget key (pk_…), origin-restricted: POST /api/v1/sdk/init only',
+          },
         },
       },
     },
