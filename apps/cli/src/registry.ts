@@ -4,6 +4,7 @@ import {
   channelEmailMigrations,
   channelInboundMigrations,
   channelsMigrations,
+  channelsSdkMigrations,
   httpAsyncMigrations,
 } from '@parley/channels';
 import { eventStoreMigrations } from '@parley/eventstore';
@@ -41,6 +42,8 @@ export const migrationSets: readonly MigrationSet[] = [
   a2aMigrations,
   // After auth: HTTP async webhook subscriptions belong to projects.
   httpAsyncMigrations,
+  // After auth: SDK channels belong to projects and reference public_api_keys.
+  channelsSdkMigrations,
 ];
 
 export const projections: readonly Projection[] = [

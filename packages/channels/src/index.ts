@@ -1,6 +1,6 @@
 /**
  * @parley/channels: channel adapters (spec 001 "Adapter interface"), the channel manifest (§2.2)
- * and channel connections (§2.3, §4.2) with encrypted credentials.
+ * and channel connections (§2.3, §4.2) with encrypted credentials; SDK channels (§2.4, §4.6).
  */
 export type {
   ActionEvent,
@@ -27,3 +27,4 @@ export * from './httpAsync/index.js';
 export * from './inbound/index.js';
 export * from './manifest/index.js';
 export { channelsMigrations } from './migrations.js';
+export * from './sdk/index.js';

@@ -8,7 +8,6 @@ import {
   httpAsyncAttemptJobId,
   httpAsyncEventId,
 } from './jobs.js';
-import type { WebhookEventType } from './subscriptionSchema.js';
 
 /** Thrown when a job's queue does not exist (the worker creates the queues when it starts). */
 export class QueueMissingError extends Error {

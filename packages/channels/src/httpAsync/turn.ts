@@ -1,6 +1,6 @@
 import { httpAsyncStream, toAppend } from '@parley/events';
 import { type EventStore, type LogTransaction, logTransactionOn } from '@parley/eventstore';
-import type { Logger, Pool, PoolClient } from '@parley/platform';
+import type { Logger, Pool } from '@parley/platform';
 import type PgBoss from 'pg-boss';
 import {
   type ChannelTurnResult,
