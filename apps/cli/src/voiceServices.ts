@@ -1,8 +1,9 @@
 import { storedCallerNumberKey } from '@parley/analytics';
-import type { VoiceRouteOptions } from '@parley/api';
+import type { RtcVoiceRouteOptions, TelephonyVoiceRouteOptions, VoiceRouteOptions } from '@parley/api';
 import type { AuthStore } from '@parley/auth';
 import { type IngestResponse, type IngestScope, ingest } from '@parley/ingest';
 import { createTelephonyAccountStore, handleRecordingStatusCallback } from '@parley/telephony';
+import { voiceLimiterFromConfig, voiceSettingsOf } from '@parley/voice';
 import type { System } from './system.js';
 
 /** A project's recording retention in days (ProjectSettings.recording.retentionDays; null: none). */
@@ -40,5 +41,31 @@ export function voiceServices(system: System, auth: AuthStore): VoiceRouteOption
         },
         request,
       ),
+  };
+}
+
+/**
+ * The voice routes of spec 001 §4.4 and §4.5 (/api/v1/voice/*, /api/v1/<VOICE_RTC_VENDOR>/*):
+ * settings from the environment, concurrency limits in Redis when REDIS_URL is set.
+ */
+export function voiceApiServices(
+  system: System,
+  verifyApiKey: TelephonyVoiceRouteOptions['verifyApiKey'],
+  verifyJwt: TelephonyVoiceRouteOptions['verifyJwt'],
+): { telephony: TelephonyVoiceRouteOptions; rtc: RtcVoiceRouteOptions; close(): Promise<void> } {
+  const { config, pool, store } = system;
+  const settings = voiceSettingsOf(config);
+  const { limiter, close } = voiceLimiterFromConfig(config);
+  const accounts = createTelephonyAccountStore(pool);
+  const common = { verifyApiKey, verifyJwt, settings, limiter };
+  return {
+    telephony: {
+      ...common,
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+      account: (accountSid) => accounts.secrets(accountSid),
+      store,
+    },
+    rtc: common,
+    close,
   };
 }

@@ -30,6 +30,7 @@ import {
   sessionStarted,
   traceEventRecorded,
 } from './schemas/session.js';
+import { voiceCallStatusChanged } from './schemas/voice.js';
 
 /** Every Parley event type. Adding one: define it in ./schemas/<stream kind>.ts, list it here. */
 export const eventCatalog = createCatalog([
@@ -59,6 +60,7 @@ export const eventCatalog = createCatalog([
   httpAsyncCallbackAttempted,
   httpAsyncCallbackDelivered,
   httpAsyncCallbackDeadLettered,
+  voiceCallStatusChanged,
 ]);
 
 type Definition = (typeof eventCatalog.definitions)[keyof typeof eventCatalog.definitions];

@@ -46,6 +46,7 @@ describe('the catalog', () => {
         'SessionIdled',
         'SessionStarted',
         'TraceEventRecorded',
+        'VoiceCallStatusChanged',
       ].sort(),
     );
     for (const type of eventTypes) {

@@ -145,6 +145,7 @@ export {
   traceEventRecorded,
   traceEventRecordedSchema,
 } from './schemas/session.js';
+export * from './schemas/voice.js';
 export {
   auditStream,
   httpAsyncStream,
@@ -156,4 +157,5 @@ export {
   type StreamName,
   sessionStream,
   streamForLlmCall,
+  voiceCallStream,
 } from './streams.js';

@@ -4,12 +4,15 @@
  * (`$ce-session`) groups them by kind.
  */
 
-export const STREAM_KINDS = ['session', 'recording', 'llm', 'audit', 'httpasync'] as const;
+export const STREAM_KINDS = ['session', 'recording', 'llm', 'audit', 'httpasync', 'voicecall'] as const;
 export type StreamKind = (typeof STREAM_KINDS)[number];
 
 export interface StreamName {
   readonly kind: StreamKind;
-  /** sessionId, recordingId, projectId for `llm` and `audit`, messageId or deliveryId for `httpasync`. */
+  /**
+   * sessionId, recordingId, projectId for `llm` and `audit`, messageId or deliveryId for `httpasync`,
+   * the provider's call id for `voicecall`.
+   */
   readonly id: string;
 }
 
@@ -29,6 +32,9 @@ export const auditStream = (projectId: string): string => streamName('audit', pr
 
 /** HTTP async: one accepted message (by messageId) or one callback delivery (by deliveryId). */
 export const httpAsyncStream = (id: string): string => streamName('httpasync', id);
+
+/** A telephony call's lifecycle while it maps to no session (by the provider's call id). */
+export const voiceCallStream = (callId: string): string => streamName('voicecall', callId);
 
 /** Where an LlmCallRecorded goes: its session's stream, or the project's LLM stream. */
 export const streamForLlmCall = (call: { sessionId?: string | undefined; projectId: string }): string =>

@@ -9,6 +9,7 @@ import {
   STREAM_KINDS,
   sessionStream,
   streamForLlmCall,
+  voiceCallStream,
 } from './streams.js';
 
 const builders = {
@@ -17,6 +18,7 @@ const builders = {
   llm: llmStream,
   audit: auditStream,
   httpasync: httpAsyncStream,
+  voicecall: voiceCallStream,
 };
 
 describe('stream names', () => {
@@ -25,6 +27,7 @@ describe('stream names', () => {
     expect(recordingStream('r1')).toBe('recording-r1');
     expect(llmStream('p1')).toBe('llm-p1');
     expect(auditStream('p1')).toBe('audit-p1');
+    expect(voiceCallStream('CA1')).toBe('voicecall-CA1');
   });
 
   it('round-trip through parseStreamName for any non-empty id, dashes included', () => {

@@ -221,6 +221,91 @@ export const configSchema = z.object({
     .min(1024)
     .max(100 * 1024 * 1024)
     .optional(),
+  // Voice (spec 001 §4.4, §4.5, §8, "Voice configuration"; docs/voice.md maps each to its dotted option).
+  /** voice.enabled: the voice routes answer (else capabilities say false and tokens answer 503). */
+  VOICE_ENABLED: z
+    .enum(['true', 'false', '1', '0', ''])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
+  /** voice.mode: `pipeline` (STT, agent, TTS), `realtime` (native audio model) or `auto`. */
+  VOICE_MODE: z.enum(['pipeline', 'realtime', 'auto']).default('pipeline'),
+  /** voice.latencyTargetMs: target end-to-end latency, milliseconds. */
+  VOICE_LATENCY_TARGET_MS: z.coerce.number().int().min(50).max(60_000).default(500),
+  /** voice.maxConcurrentCalls: voice calls (telephony and real-time rooms) a tenant may have at once; more: 429. */
+  VOICE_MAX_CONCURRENT_CALLS: z.coerce.number().int().min(1).max(1_000_000).default(50),
+  /** Speech engines of the pipeline (e.g. `pocketsphinx`, `espeak-ng`); unset: that service is not configured. */
+  VOICE_STT_ENGINE: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .optional(),
+  VOICE_TTS_ENGINE: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .optional(),
+  /** voice.realtime.maxSessionDurationMs: longest real-time call; a room is counted this long after its token. */
+  VOICE_REALTIME_MAX_SESSION_DURATION_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(86_400_000)
+    .default(1_800_000),
+  /** The path segment of the real-time room service routes (`/api/v1/<vendor>/…`). */
+  VOICE_RTC_VENDOR: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,31}$/, 'VOICE_RTC_VENDOR must be a lowercase path segment')
+    .refine((v) => v !== 'voice', 'VOICE_RTC_VENDOR must not be `voice` (the telephony routes)')
+    .default('livekit'),
+  /** voice.rtc.url, apiKey, apiSecret: the real-time room service (LiveKit); all three or it is not configured. */
+  VOICE_RTC_URL: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(z.url({ protocol: /^(wss?|https?)$/ }).optional())
+    .optional(),
+  VOICE_RTC_API_KEY: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .optional(),
+  VOICE_RTC_API_SECRET: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(z.string().min(32, 'VOICE_RTC_API_SECRET must be at least 32 characters').optional())
+    .optional(),
+  /** voice.rtc.tokenTtlSeconds: lifetime of real-time room tokens (spec 001 §8: 3600). */
+  VOICE_RTC_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
+  /** voice.rtc.maxConcurrentRooms: real-time rooms a tenant may have at once; more: 429. */
+  VOICE_RTC_MAX_CONCURRENT_ROOMS: z.coerce.number().int().min(1).max(1_000_000).default(50),
+  /**
+   * The telephony provider's client SDK tokens (`POST /api/v1/voice/token`, Twilio-style access
+   * token): account SID, API key SID and secret (never logged), and the optional outgoing
+   * application (TwiML app) SID. Without the first three: that route answers 503.
+   */
+  VOICE_TELEPHONY_ACCOUNT_SID: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .optional(),
+  VOICE_TELEPHONY_API_KEY_SID: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .optional(),
+  VOICE_TELEPHONY_API_KEY_SECRET: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .optional(),
+  VOICE_TELEPHONY_APP_SID: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .optional(),
+  /** Lifetime of telephony client tokens, seconds. */
+  VOICE_TELEPHONY_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -141,6 +141,7 @@ const requiredFields: { [T in EventType]: readonly string[] } = {
     'attempts',
     'deadLetteredAt',
   ],
+  VoiceCallStatusChanged: ['callId', 'projectId', 'accountId', 'status', 'reportedAt'],
 };
 
 describe.each(eventTypes)('%s', (type) => {
@@ -289,5 +290,11 @@ describe('wrong shapes', () => {
     });
     expect(result.success).toBe(false);
     expect(result.error?.issues.map((issue) => issue.path)).toEqual([['content', 'files', 0, 'objectIndex']]);
+  });
+  it('voice call status: statuses the provider does not send, negative duration', () => {
+    rejects('VoiceCallStatusChanged', { status: 'answered' });
+    rejects('VoiceCallStatusChanged', { status: 'in_progress' });
+    rejects('VoiceCallStatusChanged', { durationSeconds: -1 });
+    rejects('VoiceCallStatusChanged', { direction: '' });
   });
 });

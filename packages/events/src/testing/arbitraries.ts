@@ -18,6 +18,7 @@ import {
 } from '../schemas/httpAsync.js';
 import { LLM_CALL_STATUSES, type LlmCallRecordedV1Data } from '../schemas/llm.js';
 import { RECORDING_CHANNELS, RECORDING_FAILURE_REASONS } from '../schemas/recording.js';
+import { VOICE_CALL_STATUSES } from '../schemas/voice.js';
 
 /**
  * fast-check arbitraries of valid event data, one per event type, for property tests here and in
@@ -503,6 +504,23 @@ export const eventDataArbitraries: DataArbitraries = {
       deadLetteredAt: timestamp,
     },
     { requiredKeys: [...httpAsyncDeliveryKeys, 'reason', 'attempts', 'deadLetteredAt'] },
+  ),
+  VoiceCallStatusChanged: fc.record(
+    {
+      callId: id,
+      projectId: id,
+      tenantId: id,
+      accountId: id,
+      sessionId: id,
+      status: fc.constantFrom(...VOICE_CALL_STATUSES),
+      direction: fc.string({ minLength: 1, maxLength: 64 }),
+      durationSeconds: count,
+      sequenceNumber: count,
+      errorCode: fc.string({ minLength: 1, maxLength: 32 }),
+      occurredAt: timestamp,
+      reportedAt: timestamp,
+    },
+    { requiredKeys: ['callId', 'projectId', 'accountId', 'status', 'reportedAt'] },
   ),
   AuditRecorded: fc
     .tuple(

@@ -333,6 +333,20 @@ export const eventExamples: { readonly [T in EventType]: EventDataInput<T> } = {
     lastError: 'timeout',
     deadLetteredAt: '2024-11-21T18:02:44.093Z',
   },
+  VoiceCallStatusChanged: {
+    callId,
+    projectId,
+    tenantId,
+    accountId: 'AC0123456789abcdef0123456789abcdef',
+    sessionId,
+    status: 'completed',
+    direction: 'inbound',
+    durationSeconds: 285,
+    sequenceNumber: 3,
+    errorCode: '0',
+    occurredAt: '2024-11-21T09:19:47.000Z',
+    reportedAt: '2024-11-21T09:19:47.612Z',
+  },
 };
 
 /** LlmCallRecorded as version 1 stored it: flat token counts, latencies in seconds. */
