@@ -28,7 +28,11 @@ import {
 } from './routes/httpAsync/subscriptions.js';
 import { type IngestRouteOptions, ingestRoutes } from './routes/ingest.js';
 import { type RecordingsRouteOptions, recordingsRoutes } from './routes/recordings/index.js';
+import { type SdkBootstrapRouteOptions, sdkBootstrapRoutes } from './routes/sdk/bootstrap.js';
+import { type SdkChannelsRouteOptions, sdkChannelsRoutes } from './routes/sdk/channels.js';
 import { type TracesRouteOptions, tracesRoutes } from './routes/traces.js';
+import { type RtcVoiceRouteOptions, rtcVoiceRoutes } from './routes/voice/rtcRoutes.js';
+import { type TelephonyVoiceRouteOptions, telephonyVoiceRoutes } from './routes/voice/telephonyRoutes.js';
 import { type VoiceRouteOptions, voiceRoutes } from './routes/voice.js';
 
 export interface AppOptions {
@@ -46,6 +50,10 @@ export interface AppOptions {
   recordings?: RecordingsRouteOptions;
   /** The telephony provider's webhooks (recording-status callback); the routes are absent without it. */
   voice?: VoiceRouteOptions;
+  /** /api/v1/voice capabilities, token, connect and status (spec 001 §4.4); absent without it. */
+  telephonyVoice?: TelephonyVoiceRouteOptions;
+  /** /api/v1/<VOICE_RTC_VENDOR>/capabilities and token (spec 001 §4.5); absent without it. */
+  rtcVoice?: RtcVoiceRouteOptions;
   /** The conversation endpoints (chat/send, chat/stream, chat/agent, sessions/{id}/end); absent without it. */
   chat?: ChatRouteOptions;
   /** The session trace APIs (spec 001 §4.8); the routes are absent without it. */
@@ -64,6 +72,10 @@ export interface AppOptions {
   httpAsyncActivity?: HttpAsyncActivityRouteOptions;
   /** HTTP async submit (spec 001 §4.9): http-async/message and the earlier http_async/send; absent without it. */
   httpAsyncSubmit?: HttpAsyncSubmitRouteOptions;
+  /** SDK channels and their share/embed tokens (spec 001 §4.6); the routes are absent without it. */
+  sdkChannels?: SdkChannelsRouteOptions;
+  /** Widget configuration and SDK bootstrap with public `pk_` keys, and their CORS (spec 001 §4.7); absent without it. */
+  sdkBootstrap?: SdkBootstrapRouteOptions;
 }
 
 /**
@@ -95,6 +107,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.analytics) await app.register(analyticsRoutes, options.analytics);
   if (options.recordings) await app.register(recordingsRoutes, options.recordings);
   if (options.voice) await app.register(voiceRoutes, options.voice);
+  if (options.telephonyVoice) await app.register(telephonyVoiceRoutes, options.telephonyVoice);
+  if (options.rtcVoice) await app.register(rtcVoiceRoutes, options.rtcVoice);
   if (options.chat) await app.register(chatRoutes, options.chat);
   if (options.traces) await app.register(tracesRoutes, options.traces);
   if (options.agents) await app.register(agentsRoutes, options.agents);
@@ -116,5 +130,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await app.register(httpAsyncSubscriptionsRoutes, options.httpAsyncSubscriptions);
   if (options.httpAsyncActivity) await app.register(httpAsyncActivityRoutes, options.httpAsyncActivity);
   if (options.httpAsyncSubmit) await app.register(httpAsyncSubmitRoutes, options.httpAsyncSubmit);
+  if (options.sdkChannels) await app.register(sdkChannelsRoutes, options.sdkChannels);
+  if (options.sdkBootstrap) await app.register(sdkBootstrapRoutes, options.sdkBootstrap);
   return app;
 }

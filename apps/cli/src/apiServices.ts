@@ -1,4 +1,4 @@
-import { buildApp, createPageCache } from '@parley/api';
+import { buildApp, createPageCache, sdkChannelLookup } from '@parley/api';
 import { createAuthStore } from '@parley/auth';
 import {
   checkCallbackUrl,
@@ -8,10 +8,12 @@ import {
   createConnectionStore,
   createHttpAsyncIntake,
   createInboundPipeline,
+  createSdkChannelStore,
+  createSdkChannelTokens,
   createSubscriptionStore,
   keyringFromConfig,
 } from '@parley/channels';
-import { rateLimitFromConfig } from '@parley/http';
+import { createSdkTokens, rateLimitFromConfig } from '@parley/http';
 import { pendingMigrations, ping } from '@parley/platform';
 import { listLedger } from '@parley/projection-llm-ledger';
 import { projectionFreshness } from '@parley/projection-runner';
@@ -24,7 +26,7 @@ import { callbackRetryScheduleOf } from './callbackRetrySchedule.js';
 import { chatServices, jwtVerifierOf } from './chatServices.js';
 import { recordingsServices } from './recordingsServices.js';
 import type { System } from './system.js';
-import { ingestFacts, voiceServices } from './voiceServices.js';
+import { ingestFacts, voiceApiServices, voiceServices } from './voiceServices.js';
 
 /** How long a tenant's rate-limit override is cached per API process. */
 const TENANT_LIMIT_TTL_MS = 30_000;
@@ -46,12 +48,14 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
   const recordings = recordingsServices(system, auth);
   const verifyJwt = jwtVerifierOf(system);
   const chat = chatServices(system, auth, verifyJwt);
+  const voiceApi = voiceApiServices(system, (key) => auth.verifyApiKey(key), verifyJwt);
   const channelKeyring = keyringFromConfig(config);
   const channelConnections = channelKeyring === null ? null : createConnectionStore(pool, channelKeyring);
   const channelAdapters = createChannelAdapters();
   const callbackAllowlist = callbackAllowlistOf(config);
   // pg-boss used only to insert jobs (send with the caller's transaction): never started here.
   const jobs = createChannelJobQueue(pool);
+  const sdkChannels = createSdkChannelStore(pool);
   const webhookSubscriptions =
     channelKeyring === null
       ? null
@@ -93,6 +97,8 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
     },
     recordings: recordings.options,
     voice: voiceServices(system, auth),
+    telephonyVoice: voiceApi.telephony,
+    rtcVoice: voiceApi.rtc,
     chat: chat.options,
     agents: { verifyApiKey: (key) => auth.verifyApiKey(key), verifyJwt, agents: createAgentStore(pool) },
     traces: { verifyApiKey: (key) => auth.verifyApiKey(key), verifyJwt, reads: createTraceReads(pool) },
@@ -132,6 +138,24 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
               boss: jobs,
             }),
     },
+    sdkChannels: {
+      verifyApiKey: (key) => auth.verifyApiKey(key),
+      verifyJwt,
+      channels: sdkChannels,
+      // Share/embed tokens are signed with SDK_TOKEN_SECRET; unset: 503 SDK_NOT_CONFIGURED.
+      tokens:
+        config.SDK_TOKEN_SECRET === undefined
+          ? null
+          : createSdkChannelTokens({ secret: config.SDK_TOKEN_SECRET }),
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+    },
+    sdkBootstrap: {
+      publicKeys: auth,
+      channels: sdkChannelLookup(sdkChannels),
+      // SDK session tokens only with SDK_TOKEN_SECRET (the chat routes verify them); unset: init is 503.
+      sdkTokens:
+        config.SDK_TOKEN_SECRET === undefined ? null : createSdkTokens({ secret: config.SDK_TOKEN_SECRET }),
+    },
     // Inbound webhooks and A2A need the connections' secrets: absent without CHANNEL_CREDENTIALS_KEY.
     ...(channelPipeline === null || channelConnections === null
       ? {}
@@ -159,6 +183,7 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
       await rateLimit.close();
       await recordings.close();
       await chat.close();
+      await voiceApi.close();
     },
   };
 }
