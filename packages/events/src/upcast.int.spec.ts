@@ -16,6 +16,26 @@ async function first(events: AsyncIterable<RecordedEvent>): Promise<RecordedEven
   throw new Error('no event');
 }
 
+/**
+ * The event as readAll returns it. readAll shows an event once no older transaction of the cluster
+ * can still commit before it (the log's ordering guarantee), so while other databases of the test
+ * cluster are busy it can lag an append by a moment: poll.
+ */
+async function inReadAll(
+  store: ReturnType<typeof createPostgresEventStore>,
+  eventId: string,
+): Promise<RecordedEvent> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const found = (await store.readAll({ maxCount: 10_000, eventTypes: ['LlmCallRecorded'] })).find(
+      (e) => e.eventId === eventId,
+    );
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`readAll never returned ${eventId}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 describe('an LlmCallRecorded v1 event in the real log', () => {
   it('is stored as v1, never rewritten, and read back as v2 through the catalog upcaster', async () => {
     const stream = llmStream(`proj_${crypto.randomUUID()}`);
@@ -35,9 +55,7 @@ describe('an LlmCallRecorded v1 event in the real log', () => {
 
       for (const read of [
         await first(upcasting.readStream(stream)),
-        (await upcasting.readAll({ maxCount: 10_000, eventTypes: ['LlmCallRecorded'] })).find(
-          (e) => e.eventId === v1.eventId,
-        )!,
+        await inReadAll(upcasting, v1.eventId),
       ]) {
         expect(read.schemaVersion).toBe(2);
         expect(read.data).toEqual(llmCallRecordedV1ExampleAsV2);
