@@ -192,12 +192,27 @@ describe('GET /api/v1/sdk/config/{projectId}', () => {
       {},
       { origin: EVIL },
       { origin: 'https://shop.example.com.evil.example' },
+      // A listed host without Origin: only a browser's same-origin request stands for its own origin.
+      { host: 'localhost:5173' },
+      { host: 'localhost:5173', 'sec-fetch-site': 'cross-site' },
+      { host: 'evil.example.com', 'sec-fetch-site': 'same-origin' },
     ] as Record<string, string>[]) {
       const res = await getConfig(project.id, { 'x-api-key': key.key, ...headers });
       expectError(res, 403, 'ORIGIN_NOT_ALLOWED');
       expect(res.headers['access-control-allow-origin']).toBeUndefined();
       expect(res.headers.vary).toMatch(/Origin/);
     }
+  });
+
+  it('200 for a same-origin request (no Origin header) from a page served on a listed origin', async () => {
+    // A page served by the API itself (the widget demo): browsers send no Origin with a same-origin GET.
+    const res = await getConfig(project.id, {
+      'x-api-key': key.key,
+      host: 'localhost:5173',
+      'sec-fetch-site': 'same-origin',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expectCors(res, LOCAL);
   });
 
   it("403 PROJECT_NOT_ALLOWED for another project, readable by the key's page", async () => {
@@ -345,6 +360,7 @@ describe('CORS preflight', () => {
       ['/api/v1/chat/agent', 'POST'],
       ['/api/v1/chat/stream', 'POST'],
       ['/api/v1/sessions/sess_1/end', 'POST'],
+      ['/api/v1/ag-ui/run', 'POST'],
     ] as const) {
       const res = await preflight(url, SHOP, method);
       expect(res.statusCode, res.body).toBe(204);
@@ -367,6 +383,7 @@ describe('CORS preflight', () => {
       ['/api/v1/sdk/init', undefined],
       ['/api/v1/sdk/init', revokedOnly],
       ['/api/v1/chat/stream', EVIL],
+      ['/api/v1/ag-ui/run', EVIL],
       [`/api/v1/sdk/config/${other.id}`, SHOP],
     ] as const) {
       const res = await preflight(url, origin, 'POST');

@@ -3,7 +3,7 @@ import type { ResolvedPublicKey } from '@parley/auth';
 import { addRoute, authenticationFailed, errorResponses, HttpError, type SdkTokens } from '@parley/http';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { z } from 'zod';
-import { allowOrigin, answerPreflight, originNotAllowed, originOf } from './cors.js';
+import { allowOrigin, answerPreflight, originNotAllowed, originOf, requestOrigin } from './cors.js';
 import { resolvedWidgetConfigSchema, resolveWidgetConfig, type SdkChannelLookup } from './widgetConfig.js';
 
 export interface SdkBootstrapRouteOptions {
@@ -30,6 +30,7 @@ export const SDK_TOKEN_CORS_PATHS = [
   '/api/v1/chat/agent',
   '/api/v1/chat/stream',
   '/api/v1/sessions/:sessionId/end',
+  '/api/v1/ag-ui/run',
 ] as const;
 
 const projectId = z.string().min(1).max(128);
@@ -85,7 +86,8 @@ function badRequest(error: z.ZodError): HttpError {
 /**
  * The public key of the request (in `header`), checked against the request's
  * Origin: 401 when missing, unknown or revoked; 403 ORIGIN_NOT_ALLOWED when
- * the Origin is missing or not one of the key's allowed origins. Then the CORS
+ * the Origin is missing or not one of the key's allowed origins (a browser's
+ * same-origin GET has no Origin: requestOrigin stands in the API's own). Then the CORS
  * headers for that origin, so the page can read every later answer (errors
  * included); and `request.principal`, so the tenant rate limit counts it.
  */
@@ -99,7 +101,7 @@ async function publicKeyOf(
   const raw = request.headers[header];
   const key = typeof raw === 'string' ? await options.publicKeys.resolvePublicKey(raw.trim()) : null;
   if (key === null) throw authenticationFailed(PUBLIC_KEY_MESSAGE);
-  const origin = originOf(request.headers);
+  const origin = requestOrigin(request);
   if (origin === undefined || !key.allowedOrigins.includes(origin)) {
     request.log.info({ publicKeyId: key.id, origin }, 'SDK request from an origin the key does not list');
     throw originNotAllowed();

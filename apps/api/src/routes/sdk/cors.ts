@@ -1,5 +1,5 @@
 import { HttpError } from '@parley/http';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** The request headers a widget sends to the SDK endpoints (and the conversation endpoints with an SDK token). */
 export const SDK_CORS_ALLOWED_HEADERS = 'X-API-Key, X-Public-Key, X-SDK-Token, Content-Type';
@@ -46,4 +46,18 @@ export function answerPreflight(
 export function originOf(headers: Record<string, string | string[] | undefined>): string | undefined {
   const origin = headers.origin;
   return typeof origin === 'string' && origin.length > 0 && origin.length <= 2048 ? origin : undefined;
+}
+
+/**
+ * The origin a browser request comes from: its Origin header; else, for a same-origin request, this
+ * server's own origin. Browsers send no Origin with a same-origin GET but do send the (unforgeable by
+ * a page) `Sec-Fetch-Site: same-origin`: a page served by the API itself, the widget demo page at
+ * /sdk/widget, then passes the same allowed-origins check as any other page.
+ */
+export function requestOrigin(request: FastifyRequest): string | undefined {
+  const origin = originOf(request.headers);
+  if (origin !== undefined) return origin;
+  return request.headers['sec-fetch-site'] === 'same-origin'
+    ? `${request.protocol}://${request.host}`
+    : undefined;
 }
