@@ -233,16 +233,18 @@ export const configSchema = z.object({
   VOICE_LATENCY_TARGET_MS: z.coerce.number().int().min(50).max(60_000).default(500),
   /** voice.maxConcurrentCalls: voice calls (telephony and real-time rooms) a tenant may have at once; more: 429. */
   VOICE_MAX_CONCURRENT_CALLS: z.coerce.number().int().min(1).max(1_000_000).default(50),
-  /** Speech engines of the pipeline (e.g. `pocketsphinx`, `espeak-ng`); unset: that service is not configured. */
+  /** Speech engines of the pipeline (`pocketsphinx`, `espeak-ng`: @parley/voice pipeline/engines.ts); unset: that service is not configured. */
   VOICE_STT_ENGINE: z
     .string()
     .trim()
     .transform((v) => (v === '' ? undefined : v))
+    .pipe(z.enum(['pocketsphinx'], 'VOICE_STT_ENGINE must be pocketsphinx (or empty)').optional())
     .optional(),
   VOICE_TTS_ENGINE: z
     .string()
     .trim()
     .transform((v) => (v === '' ? undefined : v))
+    .pipe(z.enum(['espeak-ng'], 'VOICE_TTS_ENGINE must be espeak-ng (or empty)').optional())
     .optional(),
   /** voice.realtime.maxSessionDurationMs: longest real-time call; a room is counted this long after its token. */
   VOICE_REALTIME_MAX_SESSION_DURATION_MS: z.coerce

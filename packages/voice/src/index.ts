@@ -10,6 +10,45 @@ export {
   createRedisVoiceConcurrencyLimiter,
   type RedisVoiceConcurrencyLimiterOptions,
 } from './limits/redisConcurrencyLimiter.js';
+export {
+  decodeMulaw,
+  encodeMulaw,
+  FRAME_MS,
+  FRAME_SAMPLES,
+  linearToMulaw,
+  MULAW_SILENCE,
+  mulawFrames,
+  mulawToLinear,
+  parseWav,
+  resample,
+  rms,
+  TELEPHONY_SAMPLE_RATE,
+  toTelephonyFrames,
+  type Wav,
+  writeWav,
+} from './pipeline/audio.js';
+export { Endpointer, type EndpointerEvent, type EndpointingOptions } from './pipeline/endpointer.js';
+export {
+  espeakTextToSpeech,
+  parsePocketsphinxTimes,
+  pocketsphinxSpeechToText,
+  SPEECH_TO_TEXT_ENGINES,
+  type SpeechToText,
+  speechToTextOf,
+  TEXT_TO_SPEECH_ENGINES,
+  type TextToSpeech,
+  type Transcript,
+  textToSpeechOf,
+} from './pipeline/engines.js';
+export { VOICE_CALL_METRICS_TRACE, voiceMetricsTraceEvent } from './pipeline/metricsTrace.js';
+export {
+  type CallOutput,
+  createPipelineCall,
+  type PipelineCall,
+  type PipelineCallOptions,
+  type VoiceAgent,
+  type VoiceCallMetrics,
+} from './pipeline/pipelineCall.js';
 export { issueRoomToken, type RoomToken, roomIdentityOf, roomNameOf } from './rtc/roomToken.js';
 export {
   parseRoomTokenInput,
@@ -32,6 +71,7 @@ export {
   type TelephonyClientToken,
 } from './telephony/clientToken.js';
 export { connectTwiml, MEDIA_STREAM_PATH, websocketBaseOf } from './telephony/connectTwiml.js';
+export { mediaStreamToken, STREAM_TOKEN_PARAMETER, verifyMediaStreamToken } from './telephony/streamToken.js';
 export {
   type RtcCredentials,
   type TelephonyTokenCredentials,

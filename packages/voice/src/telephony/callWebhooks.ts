@@ -20,6 +20,7 @@ import { derivedUuid } from '../ids.js';
 import type { VoiceConcurrencyLimiter } from '../limits/concurrencyLimiter.js';
 import { clientIdentityOf } from './clientToken.js';
 import { connectTwiml } from './connectTwiml.js';
+import { mediaStreamToken, STREAM_TOKEN_PARAMETER } from './streamToken.js';
 
 /** A call whose final status callback never comes frees its slot after this long. */
 export const CALL_SLOT_HOLD_MS = 4 * 60 * 60 * 1000;
@@ -128,6 +129,12 @@ export async function handleConnect(
   const sessionId = claimedSession(request.url, fields);
   const parameters: Record<string, string> = { projectId: account.projectId };
   if (sessionId !== null) parameters.sessionId = sessionId;
+  // The media WebSocket checks it in the stream's `start` (see streamToken.ts).
+  parameters[STREAM_TOKEN_PARAMETER] = mediaStreamToken(account.authToken, {
+    callSid,
+    projectId: account.projectId,
+    sessionId: sessionId ?? undefined,
+  });
   return {
     twiml: connectTwiml({ publicBaseUrl: request.publicBaseUrl, callSid, parameters }),
     callSid,

@@ -14,6 +14,7 @@ import {
 } from '@parley/telephony';
 import {
   createInProcessVoiceConcurrencyLimiter,
+  mediaStreamToken,
   type VoiceConcurrencyLimiter,
   voiceSettingsOf,
 } from '@parley/voice';
@@ -256,11 +257,12 @@ describe('POST /api/v1/voice/connect', () => {
         '<Stream url="wss://parley.example.com/api/v1/voice/media/CA_connect_1">' +
         `<Parameter name="projectId" value="${account.projectId}"/>` +
         '<Parameter name="sessionId" value="ses_web-7"/>' +
+        `<Parameter name="streamToken" value="${mediaStreamToken(account.authToken, { callSid: 'CA_connect_1', projectId: account.projectId, sessionId: 'ses_web-7' })}"/>` +
         '</Stream></Connect></Response>',
     );
     const plain = await webhook(app, '/api/v1/voice/connect', account, { CallSid: 'CA_connect_2' });
     expect(plain.body).toContain(
-      `<Stream url="wss://parley.example.com/api/v1/voice/media/CA_connect_2"><Parameter name="projectId" value="${account.projectId}"/></Stream>`,
+      `<Stream url="wss://parley.example.com/api/v1/voice/media/CA_connect_2"><Parameter name="projectId" value="${account.projectId}"/><Parameter name="streamToken" value="${mediaStreamToken(account.authToken, { callSid: 'CA_connect_2', projectId: account.projectId })}"/></Stream>`,
     );
   });
 
