@@ -1,3 +1,4 @@
+import websocket from '@fastify/websocket';
 import {
   createInProcessRateLimiter,
   errorHandlerPlugin,
@@ -28,9 +29,13 @@ import {
 } from './routes/httpAsync/subscriptions.js';
 import { type IngestRouteOptions, ingestRoutes } from './routes/ingest.js';
 import { type RecordingsRouteOptions, recordingsRoutes } from './routes/recordings/index.js';
+import { type AgUiRouteOptions, agUiRoutes } from './routes/sdk/agUi.js';
 import { type SdkBootstrapRouteOptions, sdkBootstrapRoutes } from './routes/sdk/bootstrap.js';
 import { type SdkChannelsRouteOptions, sdkChannelsRoutes } from './routes/sdk/channels.js';
+import { type WebChatRouteOptions, webChatRoutes } from './routes/sdk/webChat.js';
+import { type WidgetAssetRouteOptions, widgetAssetRoutes } from './routes/sdk/widgetAssets.js';
 import { type TracesRouteOptions, tracesRoutes } from './routes/traces.js';
+import { type VoiceMediaRouteOptions, voiceMediaRoutes } from './routes/voice/mediaStream.js';
 import { type RtcVoiceRouteOptions, rtcVoiceRoutes } from './routes/voice/rtcRoutes.js';
 import { type TelephonyVoiceRouteOptions, telephonyVoiceRoutes } from './routes/voice/telephonyRoutes.js';
 import { type VoiceRouteOptions, voiceRoutes } from './routes/voice.js';
@@ -54,6 +59,8 @@ export interface AppOptions {
   telephonyVoice?: TelephonyVoiceRouteOptions;
   /** /api/v1/<VOICE_RTC_VENDOR>/capabilities and token (spec 001 §4.5); absent without it. */
   rtcVoice?: RtcVoiceRouteOptions;
+  /** The voice gateway's media WebSocket /api/v1/voice/media/{callSid} (pipeline mode); absent without it. */
+  voiceMedia?: VoiceMediaRouteOptions;
   /** The conversation endpoints (chat/send, chat/stream, chat/agent, sessions/{id}/end); absent without it. */
   chat?: ChatRouteOptions;
   /** The session trace APIs (spec 001 §4.8); the routes are absent without it. */
@@ -76,6 +83,12 @@ export interface AppOptions {
   sdkChannels?: SdkChannelsRouteOptions;
   /** Widget configuration and SDK bootstrap with public `pk_` keys, and their CORS (spec 001 §4.7); absent without it. */
   sdkBootstrap?: SdkBootstrapRouteOptions;
+  /** The embeddable chat widget: GET /sdk/widget.js and the demo page GET /sdk/widget; absent without it. */
+  widget?: WidgetAssetRouteOptions;
+  /** The web chat WebSocket `GET /api/v1/sdk/ws` (SDK tokens); absent without it. */
+  webChat?: WebChatRouteOptions;
+  /** AG-UI runs `POST /api/v1/ag-ui/run` (SSE of AG-UI events); absent without it. */
+  agUi?: AgUiRouteOptions;
 }
 
 /**
@@ -96,6 +109,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(errorHandlerPlugin);
+  // WebSocket routes (`{ websocket: true }`): the web chat (routes/sdk/webChat.ts) and the voice media
+  // stream (routes/voice/mediaStream.ts) both rely on this ONE registration; do not register
+  // @fastify/websocket again in a route plugin. Messages above 1 MB close the socket (1009).
+  await app.register(websocket, { options: { maxPayload: 1_048_576 } });
   await app.register(openApiPlugin, { title: 'Parley API', version: '0.1.0' });
   await app.register(
     tenantRateLimitPlugin,
@@ -109,6 +126,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.voice) await app.register(voiceRoutes, options.voice);
   if (options.telephonyVoice) await app.register(telephonyVoiceRoutes, options.telephonyVoice);
   if (options.rtcVoice) await app.register(rtcVoiceRoutes, options.rtcVoice);
+  if (options.voiceMedia) await app.register(voiceMediaRoutes, options.voiceMedia);
   if (options.chat) await app.register(chatRoutes, options.chat);
   if (options.traces) await app.register(tracesRoutes, options.traces);
   if (options.agents) await app.register(agentsRoutes, options.agents);
@@ -132,5 +150,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.httpAsyncSubmit) await app.register(httpAsyncSubmitRoutes, options.httpAsyncSubmit);
   if (options.sdkChannels) await app.register(sdkChannelsRoutes, options.sdkChannels);
   if (options.sdkBootstrap) await app.register(sdkBootstrapRoutes, options.sdkBootstrap);
+  if (options.webChat) await app.register(webChatRoutes, options.webChat);
+  if (options.agUi) await app.register(agUiRoutes, options.agUi);
+  if (options.widget) await app.register(widgetAssetRoutes, options.widget);
   return app;
 }

@@ -13,6 +13,7 @@ export { createPageCache, type PageCache } from './routes/pageCache.js';
 export type { RecordingsRouteOptions, SessionRecordings } from './routes/recordings/index.js';
 export type { SdkBootstrapRouteOptions } from './routes/sdk/bootstrap.js';
 export { type SdkChannelLookup, sdkChannelLookup } from './routes/sdk/widgetConfig.js';
+export type { VoiceMediaRouteOptions } from './routes/voice/mediaStream.js';
 export type { RtcVoiceRouteOptions } from './routes/voice/rtcRoutes.js';
 export type { TelephonyVoiceRouteOptions } from './routes/voice/telephonyRoutes.js';
 export { RECORDING_STATUS_PATH, type VoiceRouteOptions } from './routes/voice.js';

@@ -99,7 +99,12 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
     voice: voiceServices(system, auth),
     telephonyVoice: voiceApi.telephony,
     rtcVoice: voiceApi.rtc,
+    // The voice gateway's media WebSocket (pipeline mode): each utterance is a turn of the chat runtime.
+    voiceMedia: voiceApi.media(chat.options.runtime),
     chat: chat.options,
+    // Web chat WebSocket and AG-UI: the conversation endpoints' credentials, runtime and limits.
+    webChat: { ...chat.options, store: system.store },
+    agUi: { ...chat.options, pool },
     agents: { verifyApiKey: (key) => auth.verifyApiKey(key), verifyJwt, agents: createAgentStore(pool) },
     traces: { verifyApiKey: (key) => auth.verifyApiKey(key), verifyJwt, reads: createTraceReads(pool) },
     channelConnections: {
@@ -156,6 +161,8 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
       sdkTokens:
         config.SDK_TOKEN_SECRET === undefined ? null : createSdkTokens({ secret: config.SDK_TOKEN_SECRET }),
     },
+    // GET /sdk/widget.js and the demo page /sdk/widget: static, public.
+    widget: {},
     // Inbound webhooks and A2A need the connections' secrets: absent without CHANNEL_CREDENTIALS_KEY.
     ...(channelPipeline === null || channelConnections === null
       ? {}

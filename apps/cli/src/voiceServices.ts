@@ -1,5 +1,10 @@
 import { storedCallerNumberKey } from '@parley/analytics';
-import type { RtcVoiceRouteOptions, TelephonyVoiceRouteOptions, VoiceRouteOptions } from '@parley/api';
+import type {
+  RtcVoiceRouteOptions,
+  TelephonyVoiceRouteOptions,
+  VoiceMediaRouteOptions,
+  VoiceRouteOptions,
+} from '@parley/api';
 import type { AuthStore } from '@parley/auth';
 import { type IngestResponse, type IngestScope, ingest } from '@parley/ingest';
 import { createTelephonyAccountStore, handleRecordingStatusCallback } from '@parley/telephony';
@@ -52,7 +57,13 @@ export function voiceApiServices(
   system: System,
   verifyApiKey: TelephonyVoiceRouteOptions['verifyApiKey'],
   verifyJwt: TelephonyVoiceRouteOptions['verifyJwt'],
-): { telephony: TelephonyVoiceRouteOptions; rtc: RtcVoiceRouteOptions; close(): Promise<void> } {
+): {
+  telephony: TelephonyVoiceRouteOptions;
+  rtc: RtcVoiceRouteOptions;
+  /** The media WebSocket's services, given the runtime the calls' turns run on. */
+  media(runtime: VoiceMediaRouteOptions['runtime']): VoiceMediaRouteOptions;
+  close(): Promise<void>;
+} {
   const { config, pool, store } = system;
   const settings = voiceSettingsOf(config);
   const { limiter, close } = voiceLimiterFromConfig(config);
@@ -66,6 +77,13 @@ export function voiceApiServices(
       store,
     },
     rtc: common,
+    media: (runtime) => ({
+      account: (accountSid) => accounts.secrets(accountSid),
+      store,
+      runtime,
+      settings,
+      limiter,
+    }),
     close,
   };
 }
