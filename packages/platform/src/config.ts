@@ -246,6 +246,23 @@ export const configSchema = z.object({
     .transform((v) => (v === '' ? undefined : v))
     .pipe(z.enum(['espeak-ng'], 'VOICE_TTS_ENGINE must be espeak-ng (or empty)').optional())
     .optional(),
+  /** voice.realtime.enabled: the realtime mode (a native audio model) may be used. */
+  VOICE_REALTIME_ENABLED: z
+    .enum(['true', 'false', '1', '0', ''])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
+  /** voice.realtime.defaultProvider: the realtime provider's identifier (e.g. `openai`). */
+  VOICE_REALTIME_DEFAULT_PROVIDER: z
+    .string()
+    .regex(/^[a-z][a-z0-9._-]{0,63}$/, 'VOICE_REALTIME_DEFAULT_PROVIDER must be a lowercase provider id')
+    .optional(),
+  /** voice.realtime.defaultVoice: the voice the realtime model speaks with. */
+  VOICE_REALTIME_DEFAULT_VOICE: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'VOICE_REALTIME_DEFAULT_VOICE must be a voice name')
+    .optional(),
+  /** voice.realtime.audioFormat: `pcm16` (default), `g711_ulaw` or `g711_alaw`. */
+  VOICE_REALTIME_AUDIO_FORMAT: z.enum(['pcm16', 'g711_ulaw', 'g711_alaw']).default('pcm16'),
   /** voice.realtime.maxSessionDurationMs: longest real-time call; a room is counted this long after its token. */
   VOICE_REALTIME_MAX_SESSION_DURATION_MS: z.coerce
     .number()

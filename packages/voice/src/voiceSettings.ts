@@ -1,4 +1,4 @@
-import type { Config } from '@parley/platform';
+import { type Config, ConfigError } from '@parley/platform';
 
 /** The real-time room service (LiveKit): set only when URL, API key and secret all are. */
 export interface RtcCredentials {
@@ -27,7 +27,13 @@ export interface VoiceSettings {
   maxConcurrentCalls: number;
   sttEngine: string | undefined;
   ttsEngine: string | undefined;
-  realtime: { maxSessionDurationMs: number };
+  realtime: {
+    enabled: boolean;
+    defaultProvider: string | undefined;
+    defaultVoice: string | undefined;
+    audioFormat: 'pcm16' | 'g711_ulaw' | 'g711_alaw';
+    maxSessionDurationMs: number;
+  };
   rtc: {
     vendor: string;
     credentials: RtcCredentials | null;
@@ -45,6 +51,10 @@ type VoiceConfig = Pick<
   | 'VOICE_MAX_CONCURRENT_CALLS'
   | 'VOICE_STT_ENGINE'
   | 'VOICE_TTS_ENGINE'
+  | 'VOICE_REALTIME_ENABLED'
+  | 'VOICE_REALTIME_DEFAULT_PROVIDER'
+  | 'VOICE_REALTIME_DEFAULT_VOICE'
+  | 'VOICE_REALTIME_AUDIO_FORMAT'
   | 'VOICE_REALTIME_MAX_SESSION_DURATION_MS'
   | 'VOICE_RTC_VENDOR'
   | 'VOICE_RTC_URL'
@@ -59,7 +69,16 @@ type VoiceConfig = Pick<
   | 'VOICE_TELEPHONY_TOKEN_TTL_SECONDS'
 >;
 
+/**
+ * ConfigError for a VOICE_MODE the other options forbid: `realtime` needs VOICE_REALTIME_ENABLED (the
+ * spec's voice.realtime.enabled, default false).
+ */
 export function voiceSettingsOf(config: VoiceConfig): VoiceSettings {
+  if (config.VOICE_MODE === 'realtime' && !config.VOICE_REALTIME_ENABLED) {
+    throw new ConfigError([
+      'VOICE_MODE: realtime needs VOICE_REALTIME_ENABLED=true (voice.realtime.enabled)',
+    ]);
+  }
   const rtc =
     config.VOICE_RTC_URL !== undefined &&
     config.VOICE_RTC_API_KEY !== undefined &&
@@ -88,7 +107,13 @@ export function voiceSettingsOf(config: VoiceConfig): VoiceSettings {
     maxConcurrentCalls: config.VOICE_MAX_CONCURRENT_CALLS,
     sttEngine: config.VOICE_STT_ENGINE,
     ttsEngine: config.VOICE_TTS_ENGINE,
-    realtime: { maxSessionDurationMs: config.VOICE_REALTIME_MAX_SESSION_DURATION_MS },
+    realtime: {
+      enabled: config.VOICE_REALTIME_ENABLED,
+      defaultProvider: config.VOICE_REALTIME_DEFAULT_PROVIDER,
+      defaultVoice: config.VOICE_REALTIME_DEFAULT_VOICE,
+      audioFormat: config.VOICE_REALTIME_AUDIO_FORMAT,
+      maxSessionDurationMs: config.VOICE_REALTIME_MAX_SESSION_DURATION_MS,
+    },
     rtc: {
       vendor: config.VOICE_RTC_VENDOR,
       credentials: rtc,

@@ -12,7 +12,13 @@ describe('voiceSettingsOf', () => {
       maxConcurrentCalls: 50,
       sttEngine: undefined,
       ttsEngine: undefined,
-      realtime: { maxSessionDurationMs: 1_800_000 },
+      realtime: {
+        enabled: false,
+        defaultProvider: undefined,
+        defaultVoice: undefined,
+        audioFormat: 'pcm16',
+        maxSessionDurationMs: 1_800_000,
+      },
       rtc: { vendor: 'livekit', credentials: null, tokenTtlSeconds: 3600, maxConcurrentRooms: 50 },
       telephony: { credentials: null, tokenTtlSeconds: 3600 },
     });
@@ -33,6 +39,10 @@ describe('voiceSettingsOf', () => {
         VOICE_MAX_CONCURRENT_CALLS: '9',
         VOICE_STT_ENGINE: 'pocketsphinx',
         VOICE_TTS_ENGINE: 'espeak-ng',
+        VOICE_REALTIME_ENABLED: 'true',
+        VOICE_REALTIME_DEFAULT_PROVIDER: 'openai',
+        VOICE_REALTIME_DEFAULT_VOICE: 'alloy',
+        VOICE_REALTIME_AUDIO_FORMAT: 'g711_ulaw',
         VOICE_REALTIME_MAX_SESSION_DURATION_MS: '60000',
         VOICE_RTC_VENDOR: 'rooms-2',
         VOICE_RTC_URL: 'wss://rooms.example.com',
@@ -53,7 +63,13 @@ describe('voiceSettingsOf', () => {
       maxConcurrentCalls: 9,
       sttEngine: 'pocketsphinx',
       ttsEngine: 'espeak-ng',
-      realtime: { maxSessionDurationMs: 60_000 },
+      realtime: {
+        enabled: true,
+        defaultProvider: 'openai',
+        defaultVoice: 'alloy',
+        audioFormat: 'g711_ulaw',
+        maxSessionDurationMs: 60_000,
+      },
       rtc: {
         vendor: 'rooms-2',
         credentials: { url: 'wss://rooms.example.com', apiKey: 'APIkey', apiSecret: 's'.repeat(32) },
@@ -80,8 +96,20 @@ describe('voiceSettingsOf', () => {
     ['VOICE_MAX_CONCURRENT_CALLS', '-1'],
     ['VOICE_LATENCY_TARGET_MS', 'fast'],
     ['VOICE_REALTIME_MAX_SESSION_DURATION_MS', '10'],
+    ['VOICE_REALTIME_ENABLED', 'on'],
+    ['VOICE_REALTIME_AUDIO_FORMAT', 'mp3'],
+    ['VOICE_REALTIME_DEFAULT_PROVIDER', 'Open AI'],
+    ['VOICE_REALTIME_DEFAULT_VOICE', 'a voice'],
   ])('refuses %s=%s at start', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it('refuses the realtime mode unless voice.realtime.enabled', () => {
+    expect(() => voiceSettingsOf(loadConfig({ VOICE_MODE: 'realtime' }))).toThrow(ConfigError);
+    expect(() => voiceSettingsOf(loadConfig({ VOICE_MODE: 'realtime' }))).toThrow('VOICE_REALTIME_ENABLED');
+    expect(voiceSettingsOf(loadConfig({ VOICE_MODE: 'realtime', VOICE_REALTIME_ENABLED: 'true' })).mode).toBe(
+      'realtime',
+    );
   });
 });

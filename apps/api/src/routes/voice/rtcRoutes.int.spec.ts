@@ -267,7 +267,12 @@ describe('POST /api/v1/livekit/token', () => {
     const res = await token(app, key, { sessionId: 's', projectId, agentName: 'bot' });
     expect(errorOf(res)).toEqual({ status: 503, code: 'VOICE_CREDENTIALS_NOT_FOUND' });
     // A native audio model needs no speech engines.
-    const realtime = await makeApp({ ...RTC, VOICE_TTS_ENGINE: '', VOICE_MODE: 'realtime' });
+    const realtime = await makeApp({
+      ...RTC,
+      VOICE_TTS_ENGINE: '',
+      VOICE_MODE: 'realtime',
+      VOICE_REALTIME_ENABLED: 'true',
+    });
     expect((await token(realtime, key, { sessionId: 's', projectId, agentName: 'bot' })).statusCode).toBe(
       200,
     );
