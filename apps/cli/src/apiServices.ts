@@ -162,7 +162,17 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
         config.SDK_TOKEN_SECRET === undefined ? null : createSdkTokens({ secret: config.SDK_TOKEN_SECRET }),
     },
     // GET /sdk/widget.js and the demo page /sdk/widget: static, public.
-    widget: {},
+    widget: {
+      // The pages of SDK channels' share and embed links (tokens signed with SDK_TOKEN_SECRET).
+      channelLinks: {
+        tokens:
+          config.SDK_TOKEN_SECRET === undefined
+            ? null
+            : createSdkChannelTokens({ secret: config.SDK_TOKEN_SECRET }),
+        channels: sdkChannels,
+        publicKeys: auth,
+      },
+    },
     // Inbound webhooks and A2A need the connections' secrets: absent without CHANNEL_CREDENTIALS_KEY.
     ...(channelPipeline === null || channelConnections === null
       ? {}
