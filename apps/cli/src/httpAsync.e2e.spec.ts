@@ -161,6 +161,20 @@ describe('HTTP async end to end: submit, signed HTTPS callbacks, a receiver that
       async () => (await fetch(`${base}/readyz`).catch(() => null))?.status === 200,
       60_000,
     );
+    // The worker creates the job queues when it starts; until then a submit answers 503
+    // QUEUE_UNAVAILABLE (docs/http-async.md). Wait for it, as a deployment waits for its worker.
+    await until(
+      'the worker',
+      async () =>
+        (
+          await db.pool
+            .query<{ n: number }>(
+              `select count(*)::int as n from pgboss.queue where name in ('http-async-turn', 'http-async-callback')`,
+            )
+            .catch(() => ({ rows: [{ n: 0 }] }))
+        ).rows[0]?.n === 2,
+      60_000,
+    );
   }, 180_000);
 
   afterAll(async () => {
