@@ -7,8 +7,9 @@
  * BENCH_SECONDS, BENCH_REBUILD_EVENTS, BENCH_BATCH, the BENCH_QUERY_*, BENCH_LEDGER_EVENTS,
  * BENCH_API_*, BENCH_INGEST_*, BENCH_CHAT_*, BENCH_CHANNELS_*, BENCH_HTTP_ASYNC_* ones (_SECONDS, _CLIENTS,
  * _RATE, _TEAM, _POLL_SECONDS, _DOWN_SECONDS, _SCHEDULE), BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (`append`,
- * `rebuild`, `lag`, `queries`, `rebuild-ledger`, `api`, `ingest`, `chat`, `traces-export`, `channels` or
- * `http-async`). Results go to stdout as Markdown, progress to stderr.
+ * `rebuild`, `lag`, `queries`, `rebuild-ledger`, `api`, `ingest`, `chat`, `traces-export`, `channels`,
+ * `http-async` or `nats`; the NATS relay's section uses NATS_URL, default nats://127.0.0.1:4222, and
+ * BENCH_NATS_EVENTS, BENCH_NATS_SECONDS). Results go to stdout as Markdown, progress to stderr.
  */
 import { cpus } from 'node:os';
 import {
@@ -25,6 +26,7 @@ import { openBenchDatabase } from './database.js';
 import { benchHttpAsync } from './httpAsync.js';
 import { benchIngest } from './ingest.js';
 import { benchLag } from './lag.js';
+import { benchNats } from './nats.js';
 import { benchQueries } from './queries.js';
 import { benchRebuild } from './rebuild.js';
 import { benchLedgerRebuild } from './rebuildLedger.js';
@@ -104,6 +106,41 @@ async function lagSection(): Promise<string[]> {
       '| ingest | appends | p50 | p95 | p99 | max | target p99 |',
       '|---|---|---|---|---|---|---|',
       `| ${fmt(r.eventsPerSecond)} events/s | ${fmt(r.appends)} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ms(r.max)} | < 250 ms |`,
+      '',
+    ];
+  } finally {
+    await db.close();
+  }
+}
+
+async function natsSection(): Promise<string[]> {
+  const natsUrl = process.env.NATS_URL || 'nats://127.0.0.1:4222';
+  const db = await openBenchDatabase(12);
+  try {
+    const shape = {
+      natsUrl,
+      events: num('BENCH_NATS_EVENTS', 50_000),
+      seconds: num('BENCH_NATS_SECONDS', 10),
+      writers: 4,
+      batch: 10,
+      intervalMs: 40,
+    };
+    log(`nats: ${natsUrl}, catch-up of ${shape.events} events, then ${shape.seconds} s of steady ingest…`);
+    let r: Awaited<ReturnType<typeof benchNats>>;
+    try {
+      r = await benchNats(db.pool, db.url, shape, log);
+    } catch (err) {
+      if (!/CONNECTION_REFUSED|ECONNREFUSED/i.test(String((err as Error)?.message ?? err))) throw err;
+      log(`nats: skipped, no NATS at ${natsUrl}`);
+      return ['### NATS relay', '', `Skipped: no NATS server at ${natsUrl} (set NATS_URL).`, ''];
+    }
+    const ms = (n: number) => `${n.toFixed(1)} ms`;
+    return [
+      '### NATS relay: events/s relayed and head-to-NATS lag (append committed → message at a JetStream consumer)',
+      '',
+      '| catch-up events | catch-up time | events/s relayed | steady ingest | messages | p50 | p95 | p99 | max |',
+      '|---|---|---|---|---|---|---|---|---|',
+      `| ${fmt(r.events)} | ${r.catchUpSeconds.toFixed(2)} s | ${fmt(r.eventsPerSecond)} | ${fmt(r.steadyEventsPerSecond)} events/s | ${fmt(r.messages)} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ms(r.max)} |`,
       '',
     ];
   } finally {
@@ -409,5 +446,6 @@ const sections = [
   ...(run('traces-export') ? await tracesExportSection() : []),
   ...(run('channels') ? await channelsSection() : []),
   ...(run('http-async') ? await httpAsyncSection() : []),
+  ...(run('nats') ? await natsSection() : []),
 ];
 process.stdout.write(`${[...header, ...sections].join('\n')}\n`);

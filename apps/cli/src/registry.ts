@@ -7,6 +7,7 @@ import {
   channelsSdkMigrations,
   httpAsyncMigrations,
 } from '@parley/channels';
+import { downstreamMigrations } from '@parley/downstream';
 import { eventStoreMigrations } from '@parley/eventstore';
 import type { MigrationSet } from '@parley/platform';
 import { eventCountsProjection } from '@parley/projection-event-counts';
@@ -44,6 +45,8 @@ export const migrationSets: readonly MigrationSet[] = [
   httpAsyncMigrations,
   // After auth: SDK channels belong to projects and reference public_api_keys.
   channelsSdkMigrations,
+  // The NATS relay's checkpoint (no foreign keys).
+  downstreamMigrations,
 ];
 
 export const projections: readonly Projection[] = [

@@ -12,6 +12,7 @@ import { ConfigError } from '@parley/platform';
 import { createTelephonyAccountStore } from '@parley/telephony';
 import type {
   ChannelsWorkOptions,
+  DownstreamOptions,
   EmailIngressOptions,
   RecordingsWorkOptions,
   SessionLifecycleOptions,
@@ -133,5 +134,28 @@ export function workerEmail(system: System, settings: WorkerEmailSettings): Emai
     ...settings,
     connections: createConnectionStore(system.pool, keyring),
     adapters: createChannelAdapters({ pool: system.pool }),
+  };
+}
+
+/**
+ * The NATS JetStream relay of the log (docs/downstream.md): on when NATS_URL is set (one or more
+ * servers, comma-separated), the stream's settings from NATS_STREAM_* and NATS_DUPLICATE_WINDOW.
+ */
+export function workerDownstream({ config }: Pick<System, 'config'>): DownstreamOptions | undefined {
+  if (config.NATS_URL === undefined) return undefined;
+  return {
+    nats: {
+      servers: config.NATS_URL.split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+      name: 'parley-worker-relay',
+    },
+    stream: {
+      name: config.NATS_STREAM_NAME,
+      replicas: config.NATS_STREAM_REPLICAS,
+      duplicateWindowMs: config.NATS_DUPLICATE_WINDOW,
+      ...(config.NATS_STREAM_MAX_AGE === undefined ? {} : { maxAgeMs: config.NATS_STREAM_MAX_AGE }),
+      ...(config.NATS_STREAM_MAX_BYTES === undefined ? {} : { maxBytes: config.NATS_STREAM_MAX_BYTES }),
+    },
   };
 }

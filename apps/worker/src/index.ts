@@ -17,4 +17,10 @@ export {
   lifecycleTransitions,
 } from './sessions/lifecycleTransitions.js';
 export type { SessionLifecycleOptions } from './sessions/sessionLifecycleWork.js';
-export { createWorker, type EmailIngressOptions, type Worker, type WorkerOptions } from './worker.js';
+export {
+  createWorker,
+  type DownstreamOptions,
+  type EmailIngressOptions,
+  type Worker,
+  type WorkerOptions,
+} from './worker.js';

@@ -8,6 +8,7 @@ import {
   type InboundAdapter,
   type InboundConnectionLookup,
 } from '@parley/channels';
+import { createNatsRelay, type NatsRelayOptions } from '@parley/downstream';
 import type { EventStore } from '@parley/eventstore';
 import type { Logger, Pool } from '@parley/platform';
 import { createProjectionRunner, type Projection } from '@parley/projection-runner';
@@ -30,7 +31,12 @@ export interface WorkerOptions {
   channels?: ChannelsWorkOptions;
   /** The email channel's inbound SMTP server (mail enqueued for `channels`); off without it. */
   email?: EmailIngressOptions;
+  /** The NATS JetStream relay of the log (docs/downstream.md); off without it. */
+  downstream?: DownstreamOptions;
 }
+
+/** The relay's connection and stream settings (the store, pool and logger are the worker's). */
+export type DownstreamOptions = Omit<NatsRelayOptions, 'store' | 'pool' | 'logger'>;
 
 export interface EmailIngressOptions {
   /** The connection store (@parley/channels createConnectionStore). */
@@ -120,6 +126,14 @@ export function createWorker(options: WorkerOptions): Worker {
       )
     : null;
   const email = options.email ? createEmailIngress(options, options.email) : null;
+  const downstream = options.downstream
+    ? createNatsRelay({
+        ...options.downstream,
+        store: options.store,
+        pool: options.pool,
+        logger: options.logger.child({ subsystem: 'nats-relay' }),
+      })
+    : null;
   return {
     async start() {
       await runner.start();
@@ -128,9 +142,12 @@ export function createWorker(options: WorkerOptions): Worker {
       await channels?.start();
       // After the channel queues exist: mail is answered 250 only once its job is stored.
       await email?.start();
+      // A NATS outage does not stop the start: the relay waits (backoff) and catches up.
+      await downstream?.start();
       options.logger.info({ projections: options.projections.map((p) => p.name) }, 'worker started');
     },
     async stop() {
+      await downstream?.stop();
       await email?.stop();
       await channels?.stop();
       await sessions?.stop();

@@ -11,6 +11,17 @@ const optionalUrl = z
   .pipe(z.url().optional())
   .optional();
 
+/** A duration: `500ms`, `90s`, `15m`, `12h`, `30d` or bare milliseconds → milliseconds. */
+const durationMs = z
+  .string()
+  .trim()
+  .regex(/^\d+(ms|s|m|h|d)?$/, 'expected a duration like 30d, 12h, 15m, 90s or 500ms')
+  .transform((v) => {
+    const match = /^(\d+)(ms|s|m|h|d)?$/.exec(v) as RegExpExecArray;
+    const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] ?? 'ms'] as number;
+    return Number(match[1]) * unit;
+  });
+
 /** Base64 (or base64url) of exactly 32 bytes. */
 function isBase64Key(value: string): boolean {
   return /^[A-Za-z0-9+/_-]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32;
@@ -44,6 +55,29 @@ export const configSchema = z.object({
     .trim()
     .transform((v) => (v === '' ? undefined : v))
     .optional(),
+  /** The JetStream stream the NATS relay publishes to (created or updated at the worker's start). */
+  NATS_STREAM_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,255}$/, 'letters, digits, _ and - only')
+    .default('PARLEY_EVENTS'),
+  /** Copies of the stream in a NATS cluster (1–5). */
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /** Oldest message the stream keeps (`30d`, `12h`, …); unset or `0`: no age limit. */
+  NATS_STREAM_MAX_AGE: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(durationMs.optional())
+    .optional(),
+  /** Bytes the stream keeps; unset: no limit. */
+  NATS_STREAM_MAX_BYTES: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(z.coerce.number<string | undefined>().int().min(1).optional())
+    .optional(),
+  /** How long JetStream remembers an event id (Nats-Msg-Id) to drop a repeat publish. */
+  NATS_DUPLICATE_WINDOW: durationMs.default(120_000),
   /** Where the embedded default keeps its data (PostgreSQL cluster, media). */
   PARLEY_DATA_DIR: z.string().min(1).default('.parley'),
   /** Port of the embedded PostgreSQL; 0 picks a free one at each start. */

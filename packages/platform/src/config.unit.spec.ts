@@ -10,6 +10,9 @@ describe('loadConfig', () => {
       PORT: 3000,
       LOG_LEVEL: 'info',
       LOG_FORMAT: 'auto',
+      NATS_STREAM_NAME: 'PARLEY_EVENTS',
+      NATS_STREAM_REPLICAS: 1,
+      NATS_DUPLICATE_WINDOW: 120_000,
       PARLEY_DATA_DIR: '.parley',
       PARLEY_EMBEDDED_PG_PORT: 0,
       PROJECTION_BATCH_SIZE: 2000,
@@ -87,6 +90,47 @@ describe('loadConfig', () => {
     expect(empty.EVENTSTORE_URL).toBeUndefined();
     expect(empty.REDIS_URL).toBeUndefined();
     expect(empty.NATS_URL).toBeUndefined();
+  });
+
+  it('reads the NATS stream settings, durations in ms, s, m, h or d', () => {
+    expect(loadConfig({})).toMatchObject({
+      NATS_STREAM_NAME: 'PARLEY_EVENTS',
+      NATS_STREAM_REPLICAS: 1,
+      NATS_DUPLICATE_WINDOW: 120_000,
+    });
+    expect(loadConfig({}).NATS_STREAM_MAX_AGE).toBeUndefined();
+    const config = loadConfig({
+      NATS_STREAM_NAME: 'EVENTS_A',
+      NATS_STREAM_REPLICAS: '3',
+      NATS_STREAM_MAX_AGE: '30d',
+      NATS_STREAM_MAX_BYTES: '1000000',
+      NATS_DUPLICATE_WINDOW: '5m',
+    });
+    expect(config).toMatchObject({
+      NATS_STREAM_NAME: 'EVENTS_A',
+      NATS_STREAM_REPLICAS: 3,
+      NATS_STREAM_MAX_AGE: 30 * 86_400_000,
+      NATS_STREAM_MAX_BYTES: 1_000_000,
+      NATS_DUPLICATE_WINDOW: 300_000,
+    });
+    fc.assert(
+      fc.property(
+        fc.nat({ max: 1_000_000 }),
+        fc.constantFrom(['ms', 1], ['s', 1_000], ['m', 60_000], ['h', 3_600_000], ['d', 86_400_000]),
+        (n, [unit, ms]) => {
+          expect(loadConfig({ NATS_DUPLICATE_WINDOW: `${n}${unit}` }).NATS_DUPLICATE_WINDOW).toBe(
+            n * (ms as number),
+          );
+        },
+      ),
+    );
+    for (const bad of [
+      { NATS_STREAM_MAX_AGE: '30 days' },
+      { NATS_STREAM_REPLICAS: '6' },
+      { NATS_STREAM_NAME: 'a.b' },
+      { NATS_DUPLICATE_WINDOW: '-1s' },
+    ])
+      expect(() => loadConfig(bad)).toThrow(Object.keys(bad)[0] as string);
   });
 
   it('coerces every valid port number', () => {

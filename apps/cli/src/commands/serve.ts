@@ -4,6 +4,7 @@ import { createApi } from '../apiServices.js';
 import { type DatabaseMode, openSystem } from '../system.js';
 import {
   workerChannels,
+  workerDownstream,
   workerEmail,
   workerEmailSettings,
   workerRecordings,
@@ -28,6 +29,7 @@ export async function serve(ctx: CliContext, options: ServeOptions): Promise<voi
   const { config, logger } = ctx;
   const sessions = options.worker ? workerSessions({ config }) : undefined;
   const emailSettings = options.worker ? workerEmailSettings({ config }) : undefined;
+  const downstream = options.worker ? workerDownstream({ config }) : undefined;
   // Each turn worker (channel turns and HTTP async turns, CHANNEL_WORKER_CONCURRENCY each) holds one
   // connection for its conversation's lock during the turn, on top of what its queries use: the
   // worker's pool has those on top of DATABASE_POOL_MAX, so locks never starve the queries.
@@ -51,6 +53,7 @@ export async function serve(ctx: CliContext, options: ServeOptions): Promise<voi
         ...(channels ? { channels } : {}),
         ...(email ? { email } : {}),
         ...(sessions ? { sessions } : {}),
+        ...(downstream ? { downstream } : {}),
       })
     : null;
   const api = options.api ? await createApi(system) : null;
