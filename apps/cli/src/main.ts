@@ -116,8 +116,22 @@ program
   .option('--out <file>', 'write to a file instead of stdout')
   .option('--upcast', 'convert events of older schema versions to the current one', false)
   .addOption(new Option('--batch-size <n>', 'events read per query').argParser(positiveInt).default(5_000))
+  .option('--to-nats', 'publish to the JetStream stream (subjects and payloads as the relay; needs NATS_URL)')
+  .option(
+    '--msg-id-suffix <suffix>',
+    'with --to-nats: Nats-Msg-Id <eventId>:<suffix>, so JetStream keeps repeats',
+  )
+  .option(
+    '--nats-stream <name>',
+    'with --to-nats: the JetStream stream (default NATS_STREAM_NAME, PARLEY_EVENTS)',
+  )
+  .option('--subject-prefix <token>', 'with --to-nats: first subject token', 'parley')
   .action(
     (options: {
+      toNats?: boolean;
+      msgIdSuffix?: string;
+      natsStream?: string;
+      subjectPrefix: string;
       stream?: string;
       type?: string[];
       from?: Date;
@@ -138,6 +152,10 @@ program
         out: options.out,
         upcast: options.upcast,
         batchSize: options.batchSize,
+        toNats: options.toNats,
+        msgIdSuffix: options.msgIdSuffix,
+        natsStream: options.natsStream,
+        subjectPrefix: options.subjectPrefix,
       }),
   );
 

@@ -1,9 +1,10 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
+import { DEFAULT_STREAM_NAME, openReplayPublisher, type ReplayPublisher } from '@parley/downstream';
 import { parsePosition, type RecordedEvent, START } from '@parley/eventstore';
 import { createProgress } from '../progress.js';
 import { matchesReplayFilter, type ReplayFilter, toJsonLine } from '../replay/filter.js';
-import { openSystem } from '../system.js';
+import { openSystem, UsageError } from '../system.js';
 import type { CliContext } from './context.js';
 
 export interface ReplayOptions extends ReplayFilter {
@@ -11,6 +12,14 @@ export interface ReplayOptions extends ReplayFilter {
   out?: string;
   upcast: boolean;
   batchSize: number;
+  /** Publish to the JetStream stream instead of writing JSON lines (NATS_URL required). */
+  toNats?: boolean;
+  /** Appended to each Nats-Msg-Id (`<eventId>:<suffix>`) so JetStream keeps repeats within its window. */
+  msgIdSuffix?: string;
+  /** Default NATS_STREAM_NAME (PARLEY_EVENTS). */
+  natsStream?: string;
+  /** Default `parley`. */
+  subjectPrefix?: string;
 }
 
 const COUNT_CAP = 100_000_000;
@@ -20,12 +29,35 @@ const COUNT_CAP = 100_000_000;
  * to feed another system). Events as stored unless --upcast.
  */
 export async function replayCommand(ctx: CliContext, options: ReplayOptions): Promise<void> {
+  if (options.toNats && ctx.config.NATS_URL === undefined) {
+    throw new UsageError('--to-nats needs NATS_URL (e.g. nats://127.0.0.1:4222).');
+  }
+  if (options.subjectPrefix !== undefined && !/^[A-Za-z0-9_-]+$/.test(options.subjectPrefix)) {
+    throw new UsageError('--subject-prefix must be one subject token (letters, digits, _ and -).');
+  }
+  if (options.toNats && options.out) throw new UsageError('--to-nats and --out cannot be combined.');
+  const natsStream = options.natsStream ?? ctx.config.NATS_STREAM_NAME ?? DEFAULT_STREAM_NAME;
   const system = await openSystem(ctx.config, ctx.logger, {
     database: 'attach',
     migrate: false,
     upcast: options.upcast,
     poolMax: 2,
   });
+  let publisher: ReplayPublisher | undefined;
+  let publisherClosed = false;
+  if (options.toNats && ctx.config.NATS_URL) {
+    try {
+      publisher = await openReplayPublisher({
+        nats: ctx.config.NATS_URL,
+        stream: natsStream,
+        msgIdSuffix: options.msgIdSuffix,
+        subjectPrefix: options.subjectPrefix,
+      });
+    } catch (err) {
+      await system.close();
+      throw err;
+    }
+  }
   const out: NodeJS.WritableStream = options.out ? createWriteStream(options.out) : ctx.out;
   let broken = false;
   out.on('error', (err: NodeJS.ErrnoException) => {
@@ -53,7 +85,8 @@ export async function replayCommand(ctx: CliContext, options: ReplayOptions): Pr
     const emit = async (event: RecordedEvent) => {
       scanned += 1;
       if (matchesReplayFilter(options, event)) {
-        await write(toJsonLine(event));
+        if (publisher) await publisher.publish(event);
+        else await write(toJsonLine(event));
         written += 1;
       }
       if (scanned % 1_000 === 0) progress.update(scanned);
@@ -81,8 +114,20 @@ export async function replayCommand(ctx: CliContext, options: ReplayOptions): Pr
     }
     progress.update(scanned, options.stream ? scanned : undefined);
     progress.stop();
+    if (publisher) {
+      const { published, duplicates } = await publisher.close();
+      publisherClosed = true;
+      ctx.err.write(
+        `published ${published} events to NATS stream ${natsStream}` +
+          (duplicates > 0
+            ? ` (${duplicates} dropped by JetStream as duplicates within its window; see --msg-id-suffix)`
+            : '') +
+          '\n',
+      );
+    }
   } finally {
     process.off('SIGINT', onSigint);
+    if (publisher && !publisherClosed) await publisher.close().catch(() => undefined);
     if (options.out) {
       out.end();
       await once(out, 'close');
