@@ -7,17 +7,23 @@ export class ParleyError extends Error {
   readonly code: string;
   readonly status: number;
   readonly details: Record<string, unknown> | undefined;
+  /**
+   * The details are meant for the caller: the standard envelope carries them as `error.details`
+   * (4xx only). Otherwise they stay in the process (logs, the analytics envelope's own rules).
+   */
+  readonly exposeDetails: boolean;
 
   constructor(
     code: string,
     status: number,
     message: string,
-    options?: { cause?: unknown; details?: Record<string, unknown> },
+    options?: { cause?: unknown; details?: Record<string, unknown>; exposeDetails?: boolean },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ParleyError';
     this.code = code;
     this.status = status;
     this.details = options?.details;
+    this.exposeDetails = options?.exposeDetails === true;
   }
 }

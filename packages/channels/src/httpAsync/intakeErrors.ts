@@ -33,7 +33,7 @@ export class SessionKeyInUseError extends ParleyError {
       409,
       'this session_key already started a conversation: continue it with the canonical session_key ' +
         '(error.details.session_key), or start a new one with another key of your own',
-      { details: { session_key: sessionKey } },
+      { details: { session_key: sessionKey }, exposeDetails: true },
     );
     this.name = 'SessionKeyInUseError';
     this.sessionKey = sessionKey;

@@ -21,7 +21,10 @@ export class SubscriptionNotFoundError extends ParleyError {
 export class CallbackUrlRefusedError extends ParleyError {
   readonly reason: CallbackUrlRefusal;
   constructor(reason: CallbackUrlRefusal, message: string) {
-    super('CALLBACK_URL_REFUSED', 400, `callback URL refused: ${message}`, { details: { reason } });
+    super('CALLBACK_URL_REFUSED', 400, `callback URL refused: ${message}`, {
+      details: { reason },
+      exposeDetails: true,
+    });
     this.name = 'CallbackUrlRefusedError';
     this.reason = reason;
   }

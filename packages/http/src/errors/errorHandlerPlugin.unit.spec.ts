@@ -19,6 +19,15 @@ import type { ApiFamily } from './toErrorReply.js';
 /** One route per (family, error): GET /<family>/<name> throws it. */
 const thrown: Record<string, () => Error> = {
   coded: () => new ParleyError('SESSION_NOT_FOUND', 404, 'no such session'),
+  detailed: () =>
+    new ParleyError('SESSION_NOT_FOUND', 404, 'no such session', { details: { table: 'sessions' } }),
+  exposed: () =>
+    new ParleyError('SESSION_KEY_IN_USE', 409, 'in use', {
+      details: { session_key: 'ha:sub_1:abc' },
+      exposeDetails: true,
+    }),
+  exposed500: () =>
+    new ParleyError('INTERNAL_ERROR', 500, 'boom', { details: { host: '10.0.0.3' }, exposeDetails: true }),
   permission: () => permissionRequired('recording:read'),
   platformKey: () => platformApiKeyRequired(),
   project: () => projectNotFound(),
@@ -72,6 +81,23 @@ describe('standard envelope', () => {
         error: { code: 'SESSION_NOT_FOUND', message: 'no such session' },
       });
     }
+  });
+
+  it('carries details only when the error exposes them, and never on a 5xx', async () => {
+    expect((await get('/platform/detailed')).json()).toEqual({
+      success: false,
+      error: { code: 'SESSION_NOT_FOUND', message: 'no such session' },
+    });
+    const exposed = await get('/platform/exposed');
+    expect(exposed.statusCode).toBe(409);
+    expect(exposed.json()).toEqual({
+      success: false,
+      error: { code: 'SESSION_KEY_IN_USE', message: 'in use', details: { session_key: 'ha:sub_1:abc' } },
+    });
+    expect((await get('/platform/exposed500')).json()).toEqual({
+      success: false,
+      error: { code: 'INTERNAL_ERROR', message: 'Internal error' },
+    });
   });
 
   it('adds the sibling `required` on 403 PERMISSION_REQUIRED', async () => {

@@ -67,6 +67,9 @@ function fromParleyError(error: ParleyError, context: { family: ApiFamily; reque
   switch (kind) {
     case 'standard': {
       const body: Record<string, unknown> = standard(error.code, message);
+      if (error.exposeDetails && error.details !== undefined && status < 500) {
+        body.error = { code: error.code, message, details: error.details };
+      }
       if (http?.required !== undefined) body.required = http.required;
       return { status, headers, body };
     }

@@ -1,10 +1,8 @@
 import {
-  type HttpAsyncAcceptance,
   type HttpAsyncIntake,
   type HttpAsyncSubmitInput,
   MAX_CALLER_SESSION_KEY_LENGTH,
   QueueMissingError,
-  SessionKeyInUseError,
 } from '@parley/channels';
 import { addRoute, errorResponses, HttpError, type VerifyApiKey } from '@parley/http';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -171,23 +169,14 @@ export const httpAsyncSubmitRoutes: FastifyPluginAsync<HttpAsyncSubmitRouteOptio
     ],
     handler: async (request, reply) => {
       const body = request.body;
-      let done: HttpAsyncAcceptance;
-      try {
-        done = await submit(request, {
-          route: 'message',
-          subscriptionId: body.subscription_id,
-          text: body.message,
-          sessionKey: body.session_key,
-          ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
-        });
-      } catch (err) {
-        // The shared error mapper carries no details: this answer names the canonical key itself.
-        if (!(err instanceof SessionKeyInUseError)) throw err;
-        return reply.status(409).send({
-          success: false,
-          error: { code: err.code, message: err.message, details: { session_key: err.sessionKey } },
-        });
-      }
+      // SESSION_KEY_IN_USE carries the canonical key in `error.details` (an exposed detail).
+      const done = await submit(request, {
+        route: 'message',
+        subscriptionId: body.subscription_id,
+        text: body.message,
+        sessionKey: body.session_key,
+        ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
+      });
       accepted(reply);
       return {
         message_id: done.messageId,

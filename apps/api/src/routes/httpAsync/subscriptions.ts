@@ -1,5 +1,4 @@
 import {
-  CallbackUrlRefusedError,
   SUBSCRIPTION_AUTH_MODES,
   type SubscriptionStore,
   type SubscriptionWithSecret,
@@ -10,7 +9,7 @@ import {
   type WebhookSubscription,
 } from '@parley/channels';
 import { addRoute, errorResponses, HttpError, type VerifyApiKey, type VerifyJwt } from '@parley/http';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { projectResourceRoutes, requireChannelKey } from '../projectResources.js';
 
@@ -62,7 +61,7 @@ const many = z.object({
   subscriptions: z.array(subscriptionBody),
   pagination: z.object({ total: z.int(), limit: z.int(), offset: z.int() }),
 });
-/** The standard envelope plus the guard's reason, which the shared error mapper does not carry. */
+/** The standard envelope plus the guard's reason (an exposed detail of CallbackUrlRefusedError). */
 const badRequest = z
   .object({
     success: z.literal(false),
@@ -88,19 +87,6 @@ const answer = (saved: SubscriptionWithSecret) => ({
   subscription: toBody(saved.subscription),
   ...(saved.secret === undefined ? {} : { secret: saved.secret }),
 });
-
-/** A refused callback URL answers with its reason; every other error goes to the shared handler. */
-async function refusingUrls<T>(reply: FastifyReply, work: () => Promise<T>): Promise<T | FastifyReply> {
-  try {
-    return await work();
-  } catch (err) {
-    if (!(err instanceof CallbackUrlRefusedError)) throw err;
-    return reply.status(400).send({
-      success: false,
-      error: { code: err.code, message: err.message, details: { reason: err.reason } },
-    });
-  }
-}
 
 /**
  * Webhook subscriptions of the HTTP async channel (spec 001 §4.9, what the Studio UI manages):
@@ -155,12 +141,12 @@ export const httpAsyncSubscriptionsRoutes: FastifyPluginAsync<HttpAsyncSubscript
     body: subscriptionInputSchema,
     response: { 201: withSecret, ...errors, 400: badRequest },
     preHandler: auth('channel_connection:write'),
-    handler: async (request, reply) =>
-      refusingUrls(reply, async () => {
-        const saved = await store().create(request.params.projectId, request.body);
-        reply.status(201).header('cache-control', 'no-store');
-        return answer(saved);
-      }),
+    // CALLBACK_URL_REFUSED carries `error.details.reason` (an exposed detail of the error).
+    handler: async (request, reply) => {
+      const saved = await store().create(request.params.projectId, request.body);
+      reply.status(201).header('cache-control', 'no-store');
+      return answer(saved);
+    },
   });
 
   addRoute(app, {
@@ -193,12 +179,11 @@ export const httpAsyncSubscriptionsRoutes: FastifyPluginAsync<HttpAsyncSubscript
     body: subscriptionPatchSchema,
     response: { 200: one, ...errors, 400: badRequest },
     preHandler: auth('channel_connection:write'),
-    handler: async (request, reply) =>
-      refusingUrls(reply, async () => {
-        const subscription = await store().update(request.params.projectId, request.params.id, request.body);
-        reply.header('cache-control', 'no-store');
-        return { success: true as const, subscription: toBody(subscription) };
-      }),
+    handler: async (request, reply) => {
+      const subscription = await store().update(request.params.projectId, request.params.id, request.body);
+      reply.header('cache-control', 'no-store');
+      return { success: true as const, subscription: toBody(subscription) };
+    },
   });
 
   addRoute(app, {
