@@ -10,3 +10,7 @@ if (stale) {
   const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
+
+// The operator console is a built single-page app; build it when missing or stale.
+const build = spawnSync(process.execPath, ['scripts/build-console.mjs'], { stdio: 'inherit' });
+if (build.status !== 0) process.exit(build.status ?? 1);

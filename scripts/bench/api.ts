@@ -4,7 +4,7 @@ import { buildApp, createPageCache, type PageCache } from '@parley/api';
 import { authMigrations, createAuthStore } from '@parley/auth';
 import { createInProcessRateLimiter } from '@parley/http';
 import { migrate, type Pool, silentLogger } from '@parley/platform';
-import { listLedger } from '@parley/projection-llm-ledger';
+import { ledgerStats, listLedger } from '@parley/projection-llm-ledger';
 import { projectionFreshness } from '@parley/projection-runner';
 import { listSessions } from '@parley/projection-session-summaries';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -109,6 +109,7 @@ export async function benchApi(
         verify: (apiKey) => auth.verifyApiKey(apiKey),
         listSessions: (filter) => listSessions(pool, filter),
         listLedger: (filter) => listLedger(pool, filter),
+        ledgerStats: (filter) => ledgerStats(pool, filter),
         callerNumberLookupEnabled: async (projectId) =>
           (await auth.getProject(projectId))?.settings.reporting?.identityFields !== false,
         freshness: (projection) => projectionFreshness(pool, projection),

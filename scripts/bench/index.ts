@@ -7,7 +7,7 @@
  * BENCH_SECONDS, BENCH_REBUILD_EVENTS, BENCH_BATCH, the BENCH_QUERY_*, BENCH_LEDGER_EVENTS,
  * BENCH_API_*, BENCH_INGEST_*, BENCH_CHAT_*, BENCH_CHANNELS_*, BENCH_HTTP_ASYNC_* ones (_SECONDS, _CLIENTS,
  * _RATE, _TEAM, _POLL_SECONDS, _DOWN_SECONDS, _SCHEDULE), BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (`append`,
- * `rebuild`, `lag`, `queries`, `rebuild-ledger`, `api`, `ingest`, `chat`, `traces-export`, `channels`,
+ * `rebuild`, `lag`, `queries`, `rebuild-ledger`, `ledger-stats` (only when named; BENCH_LEDGER_STATS_RUNS), `api`, `ingest`, `chat`, `traces-export`, `channels`,
  * `http-async` or `nats`; the NATS relay's section uses NATS_URL, default nats://127.0.0.1:4222, and
  * BENCH_NATS_EVENTS, BENCH_NATS_SECONDS). Results go to stdout as Markdown, progress to stderr.
  */
@@ -26,6 +26,7 @@ import { openBenchDatabase } from './database.js';
 import { benchHttpAsync } from './httpAsync.js';
 import { benchIngest } from './ingest.js';
 import { benchLag } from './lag.js';
+import { benchLedgerStats } from './ledgerStats.js';
 import { benchNats } from './nats.js';
 import { benchQueries } from './queries.js';
 import { benchRebuild } from './rebuild.js';
@@ -172,6 +173,36 @@ async function queriesSection(): Promise<string[]> {
       ...r.rows.map(
         (q) =>
           `| ${q.query} | ${q.scenario} | ${fmt(q.limit)} | ${fmt(q.total)} | ${fmt(q.returned)} | ${q.latency.runs} | ${ms(q.latency.p50)} | ${ms(q.latency.p99)} | ${ms(q.latency.max)} | ${q.limit === 100 ? 'p99' : 'each'} < ${q.targetMs} ms |`,
+      ),
+      '',
+    ];
+  } finally {
+    await db.close();
+  }
+}
+
+async function ledgerStatsSection(): Promise<string[]> {
+  const db = await openBenchDatabase(4);
+  try {
+    const shape = {
+      sessions: num('BENCH_QUERY_SESSIONS', 1_000_000),
+      calls: num('BENCH_QUERY_CALLS', 5_000_000),
+      runs: num('BENCH_LEDGER_STATS_RUNS', 20),
+      budgetMs: num('BENCH_QUERY_SCENARIO_SECONDS', 15) * 1000,
+    };
+    log(`ledger-stats: loading ${fmt(shape.sessions)} sessions and ${fmt(shape.calls)} ledger rows…`);
+    const r = await benchLedgerStats(db.pool, shape, log);
+    const ms = (n: number) => `${n.toFixed(1)} ms`;
+    return [
+      `### Ledger time series (GET …/llm-ledger/stats) at ${fmt(r.calls)} ledger rows`,
+      '',
+      `The queries section's data (${r.loadSeconds.toFixed(0)} s to load); project \`bench-big\` (60% of the rows). One statement: date_bin buckets, percentile_cont p50/p95 of latency, per group and bucket and per group.`,
+      '',
+      '| window and grouping | calls aggregated | series | points | runs | p50 | p99 | max | target p99 |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...r.rows.map(
+        (q) =>
+          `| ${q.scenario} | ${fmt(q.calls)} | ${q.series} | ${fmt(q.points)} | ${q.latency.runs} | ${ms(q.latency.p50)} | ${ms(q.latency.p99)} | ${ms(q.latency.max)} | < ${fmt(q.targetMs)} ms |`,
       ),
       '',
     ];
@@ -440,6 +471,7 @@ const sections = [
   ...(run('lag') ? await lagSection() : []),
   ...(run('queries') ? await queriesSection() : []),
   ...(run('rebuild-ledger') ? await rebuildLedgerSection() : []),
+  ...(only === 'ledger-stats' ? await ledgerStatsSection() : []),
   ...(run('api') ? await apiSection() : []),
   ...(run('ingest') ? await ingestSection() : []),
   ...(run('chat') ? await chatSection() : []),

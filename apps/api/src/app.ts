@@ -20,6 +20,7 @@ import {
 import { channelManifestRoutes } from './routes/channels/manifest.js';
 import { type ChannelWebhookRouteOptions, channelWebhookRoutes } from './routes/channels/webhooks.js';
 import { type ChatRouteOptions, chatRoutes } from './routes/chat/index.js';
+import { type ConsoleRouteOptions, consoleRoutes } from './routes/console.js';
 import { healthRoutes, type ReadinessChecks } from './routes/health.js';
 import { type HttpAsyncActivityRouteOptions, httpAsyncActivityRoutes } from './routes/httpAsync/activity.js';
 import { type HttpAsyncSubmitRouteOptions, httpAsyncSubmitRoutes } from './routes/httpAsync/submit.js';
@@ -28,12 +29,15 @@ import {
   httpAsyncSubscriptionsRoutes,
 } from './routes/httpAsync/subscriptions.js';
 import { type IngestRouteOptions, ingestRoutes } from './routes/ingest.js';
+import { type MeRouteOptions, meRoutes } from './routes/me.js';
+import { type ProjectionsRouteOptions, projectionsRoutes } from './routes/projections.js';
 import { type RecordingsRouteOptions, recordingsRoutes } from './routes/recordings/index.js';
 import { type AgUiRouteOptions, agUiRoutes } from './routes/sdk/agUi.js';
 import { type SdkBootstrapRouteOptions, sdkBootstrapRoutes } from './routes/sdk/bootstrap.js';
 import { type SdkChannelsRouteOptions, sdkChannelsRoutes } from './routes/sdk/channels.js';
 import { type WebChatRouteOptions, webChatRoutes } from './routes/sdk/webChat.js';
 import { type WidgetAssetRouteOptions, widgetAssetRoutes } from './routes/sdk/widgetAssets.js';
+import { type SessionMessagesRouteOptions, sessionMessagesRoutes } from './routes/sessionMessages.js';
 import { type TracesRouteOptions, tracesRoutes } from './routes/traces.js';
 import { type VoiceMediaRouteOptions, voiceMediaRoutes } from './routes/voice/mediaStream.js';
 import { type RtcVoiceRouteOptions, rtcVoiceRoutes } from './routes/voice/rtcRoutes.js';
@@ -65,6 +69,10 @@ export interface AppOptions {
   chat?: ChatRouteOptions;
   /** The session trace APIs (spec 001 §4.8); the routes are absent without it. */
   traces?: TracesRouteOptions;
+  /** GET /api/v1/me: who the credential is (issue 10 A); absent without it. */
+  me?: MeRouteOptions;
+  /** The session transcript GET /api/projects/{projectId}/sessions/{sessionId}/messages; absent without it. */
+  sessionMessages?: SessionMessagesRouteOptions;
   /** Agent management (/api/v1/projects/{projectId}/agents); the routes are absent without it. */
   agents?: AgentsRouteOptions;
   /** The channel manifest (spec 001 §2.2) and channel connections (§4.2); the routes are absent without it. */
@@ -89,6 +97,10 @@ export interface AppOptions {
   webChat?: WebChatRouteOptions;
   /** AG-UI runs `POST /api/v1/ag-ui/run` (SSE of AG-UI events); absent without it. */
   agUi?: AgUiRouteOptions;
+  /** The operator console at /console/ (apps/console, built); absent without it. */
+  console?: ConsoleRouteOptions;
+  /** The projections admin API (/api/v1/projections, rebuilds run by the worker); absent without it. */
+  projections?: ProjectionsRouteOptions;
 }
 
 /**
@@ -129,7 +141,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.voiceMedia) await app.register(voiceMediaRoutes, options.voiceMedia);
   if (options.chat) await app.register(chatRoutes, options.chat);
   if (options.traces) await app.register(tracesRoutes, options.traces);
+  if (options.me) await app.register(meRoutes, options.me);
+  if (options.sessionMessages) await app.register(sessionMessagesRoutes, options.sessionMessages);
   if (options.agents) await app.register(agentsRoutes, options.agents);
+  if (options.projections) await app.register(projectionsRoutes, options.projections);
   if (options.channelConnections) {
     await app.register(channelManifestRoutes);
     await app.register(channelConnectionsRoutes, options.channelConnections);
@@ -153,5 +168,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.webChat) await app.register(webChatRoutes, options.webChat);
   if (options.agUi) await app.register(agUiRoutes, options.agUi);
   if (options.widget) await app.register(widgetAssetRoutes, options.widget);
+  if (options.console) await app.register(consoleRoutes, options.console);
   return app;
 }

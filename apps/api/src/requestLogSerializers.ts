@@ -4,13 +4,14 @@ import type { ChildLoggerOptions } from 'fastify/types/logger.js';
 /** The path segment after `/media/content/` is a media token: a bearer secret. */
 const MEDIA_TOKEN_SEGMENT = /(\/media\/content\/)[^/?#]*/gi;
 
-/** A request URL fit for logs: media tokens replaced by `[redacted]` (query kept: it holds no secret). */
 /**
  * Secrets some platforms can only put in the query string (the VoiceXML hook's `?token=`, a
- * Meta verify token): their values are redacted, names kept.
+ * Meta verify token), and end users' phone numbers (the sessions API's `callerNumber`, which the
+ * console sends): their values are redacted, names kept.
  */
-const SECRET_QUERY_PARAMETER = /([?&](?:token|hub\.verify_token|access_token)=)[^&#]*/gi;
+const SECRET_QUERY_PARAMETER = /([?&](?:token|hub\.verify_token|access_token|callerNumber)=)[^&#]*/gi;
 
+/** A request URL fit for logs: media tokens and the parameters above replaced by `[redacted]`. */
 export function redactUrl(url: string): string {
   return url.replace(MEDIA_TOKEN_SEGMENT, '$1[redacted]').replace(SECRET_QUERY_PARAMETER, '$1[redacted]');
 }

@@ -38,6 +38,13 @@ describe('redactUrl', () => {
       '/api/v1/channels/whatsapp/webhook?hub.mode=subscribe&hub.verify_token=[redacted]&hub.challenge=1',
     );
     expect(redactUrl('/api/v1/x?mytoken=keep')).toBe('/api/v1/x?mytoken=keep');
+    expect(
+      redactUrl(
+        '/api/public/analytics/projects/p/sessions?fromDate=2026-11-01&callerNumber=%2B442071838750&callerNumber=Anonymous',
+      ),
+    ).toBe(
+      '/api/public/analytics/projects/p/sessions?fromDate=2026-11-01&callerNumber=[redacted]&callerNumber=[redacted]',
+    );
     fc.assert(
       fc.property(fc.stringMatching(/^[A-Za-z0-9._~%-]{1,40}$/), fc.string(), (secret, before) => {
         const path = before.replace(/[?#&]/g, '');

@@ -15,8 +15,9 @@ import {
 } from '@parley/channels';
 import { createSdkTokens, rateLimitFromConfig } from '@parley/http';
 import { pendingMigrations, ping } from '@parley/platform';
-import { listLedger } from '@parley/projection-llm-ledger';
-import { projectionFreshness } from '@parley/projection-runner';
+import { ledgerStats, listLedger } from '@parley/projection-llm-ledger';
+import { createProjectionsAdmin, projectionFreshness } from '@parley/projection-runner';
+import { createSessionMessageReads, sessionMessagesProjection } from '@parley/projection-session-messages';
 import { listSessions } from '@parley/projection-session-summaries';
 import { createTraceReads } from '@parley/projection-traces';
 import { createAgentStore } from '@parley/runtime';
@@ -89,6 +90,7 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
       verify: (key) => auth.verifyApiKey(key),
       listSessions: (filter) => listSessions(pool, filter),
       listLedger: (filter) => listLedger(pool, filter),
+      ledgerStats: (filter) => ledgerStats(pool, filter),
       // Enabled unless the project's reporting exposure turns the identity field group off.
       callerNumberLookupEnabled: async (projectId) =>
         (await auth.getProject(projectId))?.settings.reporting?.identityFields !== false,
@@ -107,6 +109,24 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
     agUi: { ...chat.options, pool },
     agents: { verifyApiKey: (key) => auth.verifyApiKey(key), verifyJwt, agents: createAgentStore(pool) },
     traces: { verifyApiKey: (key) => auth.verifyApiKey(key), verifyJwt, reads: createTraceReads(pool) },
+    // Deployment-wide projections admin: status and rebuilds (jobs for the worker's projection-rebuild queue).
+    projections: {
+      verifyApiKey: (key) => auth.verifyApiKey(key),
+      verifyJwt,
+      admin: createProjectionsAdmin({
+        pool,
+        store: system.store,
+        projections: system.projections,
+        boss: jobs,
+      }),
+    },
+    me: { verifyApiKey: (key) => auth.verifyApiKey(key), verifyJwt, lookups: auth },
+    sessionMessages: {
+      verifyApiKey: (key) => auth.verifyApiKey(key),
+      verifyJwt,
+      reads: createSessionMessageReads(pool),
+      freshness: () => projectionFreshness(pool, sessionMessagesProjection.name),
+    },
     channelConnections: {
       verifyApiKey: (key) => auth.verifyApiKey(key),
       verifyJwt,
@@ -173,6 +193,8 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
         publicKeys: auth,
       },
     },
+    // The operator console at /console/ (apps/console/dist, built by npm install / npm start).
+    console: {},
     // Inbound webhooks and A2A need the connections' secrets: absent without CHANNEL_CREDENTIALS_KEY.
     ...(channelPipeline === null || channelConnections === null
       ? {}

@@ -15,6 +15,7 @@ import { httpAsyncActivityProjection } from '@parley/projection-http-async-activ
 import { llmLedgerProjection } from '@parley/projection-llm-ledger';
 import { recordingsProjection } from '@parley/projection-recordings';
 import { type Projection, projectionRunnerMigrations } from '@parley/projection-runner';
+import { sessionMessagesProjection } from '@parley/projection-session-messages';
 import { sessionSummariesProjection } from '@parley/projection-session-summaries';
 import { tracesProjection } from '@parley/projection-traces';
 import { runtimeMigrations } from '@parley/runtime';
@@ -56,4 +57,6 @@ export const projections: readonly Projection[] = [
   recordingsProjection,
   tracesProjection,
   httpAsyncActivityProjection,
+  // The session transcript (GET /api/projects/{projectId}/sessions/{sessionId}/messages).
+  sessionMessagesProjection,
 ];

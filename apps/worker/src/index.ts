@@ -1,4 +1,9 @@
 export type { ChannelsHttpAsyncOptions, ChannelsWorkOptions } from './channels/channelsWork.js';
+export {
+  createProjectionRebuildWork,
+  type ProjectionRebuildWork,
+  type ProjectionRebuildWorkOptions,
+} from './projections/rebuildWork.js';
 export { MEDIA_FETCH_CONSUMER } from './recordings/fetchJobEnqueuer.js';
 export { createJobQueue, PG_BOSS_SCHEMA } from './recordings/jobQueue.js';
 export {

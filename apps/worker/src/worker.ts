@@ -13,6 +13,7 @@ import type { EventStore } from '@parley/eventstore';
 import type { Logger, Pool } from '@parley/platform';
 import { createProjectionRunner, type Projection } from '@parley/projection-runner';
 import { type ChannelsWorkOptions, createChannelsWork } from './channels/channelsWork.js';
+import { createProjectionRebuildWork, type ProjectionRebuildWorkOptions } from './projections/rebuildWork.js';
 import { createRecordingsWork, type RecordingsWorkOptions } from './recordings/recordingsWork.js';
 import { createSessionLifecycleWork, type SessionLifecycleOptions } from './sessions/sessionLifecycleWork.js';
 
@@ -33,6 +34,8 @@ export interface WorkerOptions {
   email?: EmailIngressOptions;
   /** The NATS JetStream relay of the log (docs/downstream.md); off without it. */
   downstream?: DownstreamOptions;
+  /** Rebuilds requested through the API (queue `projection-rebuild`, pg-boss); off without it. */
+  rebuilds?: ProjectionRebuildWorkOptions;
 }
 
 /** The relay's connection and stream settings (the store, pool and logger are the worker's). */
@@ -126,6 +129,17 @@ export function createWorker(options: WorkerOptions): Worker {
       )
     : null;
   const email = options.email ? createEmailIngress(options, options.email) : null;
+  const rebuilds = options.rebuilds
+    ? createProjectionRebuildWork(
+        {
+          pool: options.pool,
+          store: options.store,
+          logger: options.logger,
+          projections: options.projections,
+        },
+        options.rebuilds,
+      )
+    : null;
   const downstream = options.downstream
     ? createNatsRelay({
         ...options.downstream,
@@ -137,6 +151,7 @@ export function createWorker(options: WorkerOptions): Worker {
   return {
     async start() {
       await runner.start();
+      await rebuilds?.start();
       await recordings?.start();
       sessions?.start();
       await channels?.start();
@@ -152,6 +167,7 @@ export function createWorker(options: WorkerOptions): Worker {
       await channels?.stop();
       await sessions?.stop();
       await recordings?.stop();
+      await rebuilds?.stop();
       await runner.stop();
       options.logger.info('worker stopped');
     },

@@ -1,5 +1,5 @@
 import { reject } from './analyticsQueryError.js';
-import { DATA_MODES, type DataMode } from './filters.js';
+import { DATA_MODES, type DataMode, SORT_DIRECTIONS, type SortDirection } from './filters.js';
 import { parseIsoDate } from './parseIsoDate.js';
 import { type AnalyticsQuery, firstValue } from './queryValues.js';
 
@@ -94,4 +94,22 @@ export function readChoice<T extends string>(
 
 export function readDataMode(query: AnalyticsQuery): DataMode {
   return readChoice(query, 'dataMode', DATA_MODES, 'summary');
+}
+
+/** The names of the two sort parameters, shared by the ledger and the session list. */
+export const SORT_PARAMS = { sortBy: 'sortBy', sortOrder: 'sortOrder' } as const;
+
+/**
+ * `sortBy` (one of `fields`, default `fallback`) and `sortOrder` (`asc` | `desc`, default `desc`):
+ * the ledger's and the session list's sort, a bad value of either a VALIDATION_ERROR naming it.
+ */
+export function readSort<F extends string>(
+  query: AnalyticsQuery,
+  fields: readonly F[],
+  fallback: F,
+): { field: F; direction: SortDirection } {
+  return {
+    field: readChoice(query, SORT_PARAMS.sortBy, fields, fallback),
+    direction: readChoice(query, SORT_PARAMS.sortOrder, SORT_DIRECTIONS, 'desc'),
+  };
 }

@@ -15,9 +15,21 @@ export interface SessionListFilter {
   channels?: string[]; // stored spellings after family expansion
   traceDimensions?: Record<string, string>; // all must match exactly
   status?: string;
+  /** Our extension (docs/api.md): absent means the default, createdAt descending (canonical for the page cache key). */
+  sort?: { field: SessionSortField; direction: SortDirection };
   limit: number; // 1..10000
   offset: number; // >= 0
 }
+
+/** The session list's sort keys (our extension of spec 000 §4.2); `messageCount` is messageCount.total. */
+export const SESSION_SORT_FIELDS = [
+  'createdAt',
+  'lastActivityAt',
+  'estimatedCost',
+  'totalTokens',
+  'messageCount',
+] as const;
+export type SessionSortField = (typeof SESSION_SORT_FIELDS)[number];
 
 export const LEDGER_SORT_FIELDS = ['timestamp', 'latencyMs', 'cost', 'totalTokens'] as const;
 export type LedgerSortField = (typeof LEDGER_SORT_FIELDS)[number];
@@ -26,7 +38,8 @@ export type SortDirection = (typeof SORT_DIRECTIONS)[number];
 export const DATA_MODES = ['summary', 'full'] as const;
 export type DataMode = (typeof DATA_MODES)[number];
 
-export interface LedgerFilter {
+/** The ledger's window and filters: what a call must match (the ledger page and its time series). */
+export interface LedgerMatch {
   projectId: string;
   from: Date; // inclusive
   to: Date; // exclusive
@@ -40,8 +53,22 @@ export interface LedgerFilter {
   providers?: string[]; // 'unknown' matches calls without a provider
   environments?: string[]; // as the ledger stores them: development, staging, production, working-copy
   agentNames?: string[];
+}
+
+export interface LedgerFilter extends LedgerMatch {
   sort: { field: LedgerSortField; direction: SortDirection };
   dataMode: DataMode;
   limit: number;
   offset: number;
+}
+
+export const LEDGER_STATS_BUCKETS = ['minute', 'hour', 'day'] as const;
+export type LedgerStatsBucket = (typeof LEDGER_STATS_BUCKETS)[number];
+export const LEDGER_STATS_GROUP_BY = ['model', 'provider', 'source'] as const;
+export type LedgerStatsGroupBy = (typeof LEDGER_STATS_GROUP_BY)[number];
+
+/** GET …/llm-ledger/stats: the ledger's match, bucketed (UTC, aligned to the epoch) and grouped. */
+export interface LedgerStatsFilter extends LedgerMatch {
+  bucket: LedgerStatsBucket;
+  groupBy: LedgerStatsGroupBy;
 }

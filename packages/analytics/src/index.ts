@@ -2,9 +2,27 @@ export type { AnalyticsErrorCode, AnalyticsQueryError, ParseResult } from './ana
 export { ANONYMOUS_CALLER_KEY, CALLER_NUMBER_KEY_MAX_LENGTH, callerNumberKey } from './callerNumberKey.js';
 export type { ChannelFamily } from './channelFamilies.js';
 export { channelFamily, expandChannels, VOICE_CHANNELS, WEB_CHANNELS } from './channelFamilies.js';
-export { DEFAULT_LIMIT, MAX_LIMIT } from './dateRangeAndPaging.js';
-export type { DataMode, LedgerFilter, LedgerSortField, SessionListFilter, SortDirection } from './filters.js';
-export { DATA_MODES, LEDGER_SORT_FIELDS, SORT_DIRECTIONS } from './filters.js';
+export { DEFAULT_LIMIT, MAX_LIMIT, SORT_PARAMS } from './dateRangeAndPaging.js';
+export type {
+  DataMode,
+  LedgerFilter,
+  LedgerMatch,
+  LedgerSortField,
+  LedgerStatsBucket,
+  LedgerStatsFilter,
+  LedgerStatsGroupBy,
+  SessionListFilter,
+  SessionSortField,
+  SortDirection,
+} from './filters.js';
+export {
+  DATA_MODES,
+  LEDGER_SORT_FIELDS,
+  LEDGER_STATS_BUCKETS,
+  LEDGER_STATS_GROUP_BY,
+  SESSION_SORT_FIELDS,
+  SORT_DIRECTIONS,
+} from './filters.js';
 export { isWithheldCallerId, storedCallerNumberKey } from './isWithheldCallerId.js';
 export {
   ENVELOPE_RESERVE_BYTES,
@@ -15,6 +33,13 @@ export {
 } from './pageBudget.js';
 export { parseIsoDate } from './parseIsoDate.js';
 export { LEDGER_LIMITS, LEDGER_PARAMS, LEDGER_STATUSES, parseLedgerQuery } from './parseLedgerQuery.js';
+export {
+  BUCKET_MS,
+  bucketCount,
+  defaultBucket,
+  MAX_BUCKETS,
+  parseLedgerStatsQuery,
+} from './parseLedgerStatsQuery.js';
 export type { SessionListQueryOptions } from './parseSessionListQuery.js';
 export {
   CONTAINMENT_TYPE_FILTERS,

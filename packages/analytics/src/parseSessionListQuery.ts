@@ -1,8 +1,8 @@
 import { echo, type ParseResult, reject, runParser } from './analyticsQueryError.js';
 import { callerNumberKey } from './callerNumberKey.js';
 import { expandChannels } from './channelFamilies.js';
-import { readDateRange, readPaging, requireDates } from './dateRangeAndPaging.js';
-import type { SessionListFilter } from './filters.js';
+import { readDateRange, readPaging, readSort, requireDates } from './dateRangeAndPaging.js';
+import { SESSION_SORT_FIELDS, type SessionListFilter } from './filters.js';
 import {
   type AnalyticsQuery,
   channelValues,
@@ -124,6 +124,11 @@ export function parseSessionListQuery(
       }
       filter.status = status;
     }
+
+    // Our extension, checked last; the default (createdAt desc) is left out so that the filter and
+    // the page cache key stay the same whether it is sent or not.
+    const sort = readSort(query, SESSION_SORT_FIELDS, 'createdAt');
+    if (sort.field !== 'createdAt' || sort.direction !== 'desc') filter.sort = sort;
     return filter;
   });
 }

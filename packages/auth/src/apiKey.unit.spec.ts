@@ -106,6 +106,12 @@ describe('scopes', () => {
     expect(SCOPE_NAMES).toContain('chat.write');
     expect(expandScopes(['chat.write'])).toEqual(['chat:write']);
     expect(expandScopes(['channels.http_async'])).toEqual(['http_async:submit']);
+    // The transcript scope grants message text only; no other scope grants it.
+    expect(SCOPE_NAMES).toContain('conversations.read');
+    expect(expandScopes(['conversations.read'])).toEqual(['conversation:read']);
+    expect(expandScopes(SCOPE_NAMES.filter((s) => s !== 'conversations.read'))).not.toContain(
+      'conversation:read',
+    );
     const granted = new Set(Object.values(SCOPES).flat());
     expect([...granted].sort()).toEqual(Object.values(PERMISSIONS).sort());
   });

@@ -21,6 +21,11 @@ export const PERMISSIONS = {
   sdkChannelCreate: 'channel:create',
   sdkChannelUpdate: 'channel:update',
   sdkChannelDelete: 'channel:delete',
+  // The projections admin API (GET /api/v1/projections, rebuilds): deployment-wide, not project-scoped.
+  projectionRead: 'projection:read',
+  projectionRebuild: 'projection:rebuild',
+  // The session transcript (issue 10 B): message text of a project's sessions.
+  conversationRead: 'conversation:read',
 } as const;
 
 export type Permission = (typeof PERMISSIONS)[keyof typeof PERMISSIONS];
@@ -54,6 +59,15 @@ export const SCOPES = {
     PERMISSIONS.sdkChannelUpdate,
     PERMISSIONS.sdkChannelDelete,
   ],
+  // The projections admin API: deployment-wide and operator-only. These act on every project's read
+  // models, not the key's project: grant them only to operators' keys (docs/decisions.md).
+  'projections.read': [PERMISSIONS.projectionRead],
+  'projections.admin': [PERMISSIONS.projectionRead, PERMISSIONS.projectionRebuild],
+  // The session transcript GET /api/projects/{projectId}/sessions/{sessionId}/messages (issue 10 B).
+  // Its own scope, granting only conversation:read, because message text is end users' content:
+  // traces.read and analytics.read keep giving metadata without it, and recordings.read stays
+  // recordings only (spec 000 §5). Plural `conversations.read` as the other `<things>.read` scopes.
+  'conversations.read': [PERMISSIONS.conversationRead],
 } as const satisfies Record<string, readonly Permission[]>;
 
 export type Scope = keyof typeof SCOPES;

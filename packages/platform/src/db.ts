@@ -45,10 +45,32 @@ export function createPool(settings: PoolSettings): Pool {
 }
 
 /** Runs fn in one transaction on one client; rolls back on any error. */
-export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+export function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  return inTransaction(pool, 'BEGIN', fn);
+}
+
+/**
+ * Runs `read` in one repeatable-read, read-only snapshot, so that a page's count and rows (or a
+ * series and its totals) agree. `settings` are `set local …` statements for this read only (e.g.
+ * `set local jit = off`).
+ */
+export function readSnapshot<T>(
+  pool: Pool,
+  read: (client: PoolClient) => Promise<T>,
+  settings: readonly string[] = [],
+): Promise<T> {
+  const begin = ['begin isolation level repeatable read read only', ...settings].join('; ');
+  return inTransaction(pool, begin, read);
+}
+
+async function inTransaction<T>(
+  pool: Pool,
+  begin: string,
+  fn: (client: PoolClient) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    await client.query(begin);
     const result = await fn(client);
     await client.query('COMMIT');
     return result;

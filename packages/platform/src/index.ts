@@ -6,6 +6,7 @@ export {
   type PoolSettings,
   ping,
   type QueryResultRow,
+  readSnapshot,
   withTransaction,
 } from './db.js';
 export {

@@ -7,6 +7,14 @@ export {
   type PayloadState,
   UNKNOWN,
 } from './ledgerRow.js';
+export {
+  type LedgerStats,
+  type LedgerStatsPoint,
+  type LedgerStatsTotal,
+  ledgerStats,
+  MAX_SERIES,
+  OTHER_SERIES,
+} from './ledgerStats.js';
 export { type LedgerPage, type ListLedgerOptions, listLedger } from './listLedger.js';
 export { type LedgerPayloadRow, type LedgerRow, llmLedgerProjection } from './llmLedgerProjection.js';
 export {

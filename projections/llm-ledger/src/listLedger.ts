@@ -1,5 +1,5 @@
-import type { LedgerFilter, LedgerSortField } from '@parley/analytics';
-import type { Pool, PoolClient } from '@parley/platform';
+import type { LedgerFilter, LedgerMatch, LedgerSortField } from '@parley/analytics';
+import { type Pool, type PoolClient, readSnapshot } from '@parley/platform';
 import {
   type LedgerPayload,
   type LedgerRecord,
@@ -73,10 +73,7 @@ const PAGE_COLUMNS = SUMMARY_COLUMNS.split(', ')
   .join(', ');
 
 /** The WHERE clause and its parameters (appended to `params`): every filter given, AND-combined, exact. */
-export function ledgerWhere(
-  filter: LedgerFilter,
-  params: unknown[] = [],
-): { sql: string; params: unknown[] } {
+export function ledgerWhere(filter: LedgerMatch, params: unknown[] = []): { sql: string; params: unknown[] } {
   const param = (value: unknown): string => {
     params.push(value);
     return `$${params.length}`;
@@ -120,43 +117,39 @@ export async function listLedger(
   const direction = filter.sort.direction === 'asc' ? 'asc' : 'desc';
   const fetch = Math.min(filter.limit, maxRowsWithin(budget));
 
-  const client = await pool.connect();
-  try {
-    // JIT compiles wide counts for ~150 ms and saves nothing on them (docs/performance.md).
-    await client.query('begin isolation level repeatable read read only; set local jit = off');
-    const totalSql = ledgerTotalSql(filter);
-    const counted = await client.query<{ total: number }>(
-      `select ${totalSql.sql}::bigint as total`,
-      totalSql.params,
-    );
-    const total = counted.rows[0]?.total ?? 0;
-    const page =
-      total > filter.offset
-        ? await client.query<LedgerSummaryRow>(
-            // Keys first, then rows (a deferred join): the walk of the sort index tests the window
-            // and the filters on the index's included columns, index-only, and only the page's rows
-            // are read from the table (a by-cost page of rare matches: 1.3 s → docs/performance.md).
-            `select ${PAGE_COLUMNS}
-               from (select id, ${column} from llm_ledger where ${where}
-                      order by ${column} ${direction}, id ${direction}
-                      limit $${params.length + 1} offset $${params.length + 2}) k
-               join llm_ledger l on l.project_id = $1 and l.id = k.id
-              order by k.${column} ${direction}, k.id ${direction}`,
-            [...params, fetch, filter.offset],
-          )
-        : { rows: [] };
-    const generations =
-      filter.dataMode === 'full'
-        ? await withPayloads(client, filter.projectId, page.rows, budget)
-        : fitted(page.rows.map(toLedgerRecord), budget);
-    await client.query('commit');
-    return { total, generations, hasMore: filter.offset + generations.length < total };
-  } catch (err) {
-    await client.query('rollback').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+  // JIT compiles wide counts for ~150 ms and saves nothing on them (docs/performance.md).
+  return readSnapshot(
+    pool,
+    async (client) => {
+      const totalSql = ledgerTotalSql(filter);
+      const counted = await client.query<{ total: number }>(
+        `select ${totalSql.sql}::bigint as total`,
+        totalSql.params,
+      );
+      const total = counted.rows[0]?.total ?? 0;
+      const page =
+        total > filter.offset
+          ? await client.query<LedgerSummaryRow>(
+              // Keys first, then rows (a deferred join): the walk of the sort index tests the window
+              // and the filters on the index's included columns, index-only, and only the page's rows
+              // are read from the table (a by-cost page of rare matches: 1.3 s → docs/performance.md).
+              `select ${PAGE_COLUMNS}
+                 from (select id, ${column} from llm_ledger where ${where}
+                        order by ${column} ${direction}, id ${direction}
+                        limit $${params.length + 1} offset $${params.length + 2}) k
+                 join llm_ledger l on l.project_id = $1 and l.id = k.id
+                order by k.${column} ${direction}, k.id ${direction}`,
+              [...params, fetch, filter.offset],
+            )
+          : { rows: [] };
+      const generations =
+        filter.dataMode === 'full'
+          ? await withPayloads(client, filter.projectId, page.rows, budget)
+          : fitted(page.rows.map(toLedgerRecord), budget);
+      return { total, generations, hasMore: filter.offset + generations.length < total };
+    },
+    ['set local jit = off'],
+  );
 }
 
 function fitted(records: LedgerRecord[], budget: number): LedgerRecord[] {

@@ -1,4 +1,4 @@
-import type { Pool } from '@parley/platform';
+import { type Pool, readSnapshot } from '@parley/platform';
 import type { RecordingRecord } from '@parley/recordings';
 import { RECORD_COLUMNS, type RecordRow, toRecordingRecord } from './recordingRecord.js';
 
@@ -23,34 +23,22 @@ export async function loadSessionRecordings(
   sessionId: string,
   limit: number,
 ): Promise<SessionRecordings> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin transaction isolation level repeatable read read only');
-    const session = await client.query<{
-      started: boolean;
-      ended: boolean;
-      recording_enabled: boolean | null;
-    }>(
+  const { session, rows } = await readSnapshot(pool, async (client) => ({
+    session: await client.query<{ started: boolean; ended: boolean; recording_enabled: boolean | null }>(
       'select started, ended, recording_enabled from recording_sessions where project_id = $1 and session_id = $2',
       [projectId, sessionId],
-    );
-    const rows = await client.query<RecordRow>(
+    ),
+    rows: await client.query<RecordRow>(
       `select ${RECORD_COLUMNS} from recordings where project_id = $1 and session_id = $2
         order by created_at, recording_id limit $3`,
       [projectId, sessionId, limit],
-    );
-    await client.query('commit');
-    const own = session.rows[0];
-    return {
-      sessionKnown: own !== undefined || rows.rows.length > 0,
-      sessionEnded: own?.ended ?? false,
-      sessionRecordingEnabled: own?.recording_enabled ?? null,
-      recordings: rows.rows.map(toRecordingRecord),
-    };
-  } catch (err) {
-    await client.query('rollback').catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-  }
+    ),
+  }));
+  const own = session.rows[0];
+  return {
+    sessionKnown: own !== undefined || rows.rows.length > 0,
+    sessionEnded: own?.ended ?? false,
+    sessionRecordingEnabled: own?.recording_enabled ?? null,
+    recordings: rows.rows.map(toRecordingRecord),
+  };
 }

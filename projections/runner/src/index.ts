@@ -41,9 +41,36 @@ export {
   projectionStatus,
 } from './projectionStatus.js';
 export {
+  createProjectionsAdmin,
+  type ProjectionOverview,
+  type ProjectionsAdmin,
+} from './projectionsAdmin.js';
+export {
   type RebuildOptions,
   type RebuildProgress,
   type RebuildResult,
   rebuildProjection,
 } from './rebuildProjection.js';
+export {
+  activeRebuilds,
+  latestRebuilds,
+  markRebuildCompleted,
+  markRebuildFailed,
+  markRebuildQueued,
+  markRebuildRunning,
+  PROJECTION_REBUILD_QUEUE,
+  RebuildInProgressError,
+  type RebuildJobData,
+  type RebuildJobSender,
+  type RebuildProgressRow,
+  RebuildQueueMissingError,
+  type RebuildRequest,
+  type RebuildRequester,
+  type RebuildState,
+  type RequestRebuildInput,
+  readRebuild,
+  recordRebuildProgress,
+  requestRebuild,
+  sendRebuildJob,
+} from './rebuildRequests.js';
 export type { Failure, GenerationState } from './registry.js';

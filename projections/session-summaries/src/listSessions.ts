@@ -1,3 +1,4 @@
+import type { SessionSortField } from '@parley/analytics';
 import {
   ENVELOPE_RESERVE_BYTES,
   fitCount,
@@ -145,8 +146,9 @@ export function toSessionSummary(
 }
 
 /**
- * One page of the session list (spec 000 §4.2), newest first: createdAt descending, then id
- * descending (one backward scan of the (project_id, created_at, id) index). Reads the views only.
+ * One page of the session list (spec 000 §4.2), newest first by default: createdAt descending, then
+ * id descending (one backward scan of the (project_id, created_at, id) index); `filter.sort` picks
+ * another key or direction, ties by id in the same direction. Reads the views only.
  * One statement, one round trip: the count (sessionTotal.ts: day rollups where they apply) and the
  * page, the count repeated on each page row (and alone, with null columns, when the page is empty).
  */
@@ -173,25 +175,48 @@ export async function listSessions(
 }
 
 /**
+ * The sort keys of the list (our extension of spec 000 §4.2) as expressions over the view (alias
+ * `s`); every one is non-null on a listed row. lastActivityAt reads as the API shows it.
+ */
+const SORT_EXPRESSIONS: Record<SessionSortField, string> = {
+  createdAt: 's.created_at',
+  lastActivityAt: 'coalesce(s.last_activity_at, s.created_at)',
+  estimatedCost: 's.estimated_cost',
+  totalTokens: 's.total_tokens',
+  messageCount: '(s.user_messages + s.agent_messages)',
+};
+
+/**
  * The page's query, its parameters appended to `params`, limit and offset the two after them.
- * Without a traceDimensions filter it walks the summaries' (project_id, created_at, id) index
- * backwards. With one, it walks the first dimension's rows instead, newest first on their covering
+ * The default order (createdAt desc, id desc) without a traceDimensions filter walks the summaries'
+ * (project_id, created_at, id) index backwards. With one, it walks the first dimension's rows instead, newest first on their covering
  * (project_id, match_key, started_at, session_id) index, and probes each one's summary by primary
  * key (a dimension row is valid for the start it came from, whose startedAt is the summary's
  * created_at: the same order). The planner cannot see that order through the join (it estimates one
  * row for it and sorts every match), hence the ordered subquery: a campaign on 2.5% of a week's
  * sessions is 100 index entries and 100 probes instead of 11,600 (docs/performance.md).
+ * Any other sort (or createdAt ascending) reads the window's matches through the same
+ * (project_id, created_at, id) index and keeps the top rows of a bounded sort (docs/decisions.md:
+ * no index per sort key, the window is always bounded).
  */
 function pageSql(filter: SessionListFilter, params: unknown[]): string {
   const param = (value: unknown): string => {
     params.push(value);
     return `$${params.length}`;
   };
+  const paging = () => `limit $${params.length + 1} offset $${params.length + 2}`;
+  const sort = filter.sort;
+  if (sort !== undefined && (sort.field !== 'createdAt' || sort.direction !== 'desc')) {
+    const { where } = sessionListWhere(filter, params);
+    const direction = sort.direction === 'asc' ? 'asc' : 'desc';
+    return `select ${COLUMNS} from session_summaries s where ${where}
+      order by ${SORT_EXPRESSIONS[sort.field]} ${direction}, s.id ${direction} ${paging()}`;
+  }
   const first = Object.entries(filter.traceDimensions ?? {})[0];
   if (first === undefined) {
     const { where } = sessionListWhere(filter, params);
     return `select ${COLUMNS} from session_summaries s where ${where}
-      order by s.created_at desc, s.id desc limit $${params.length + 1} offset $${params.length + 2}`;
+      order by s.created_at desc, s.id desc ${paging()}`;
   }
   const [name, value] = first;
   const range =
@@ -208,7 +233,7 @@ function pageSql(filter: SessionListFilter, params: unknown[]): string {
        where s.project_id = ${param(filter.projectId)} and s.id = d.session_id
          and s.started_event_id = d.started_event_id and s.created_at = d.started_at and ${where}
     ) s
-    order by d.started_at desc, d.session_id desc limit $${params.length + 1} offset $${params.length + 2}`;
+    order by d.started_at desc, d.session_id desc ${paging()}`;
 }
 
 function* lazySizes(items: readonly unknown[]): Generator<number> {

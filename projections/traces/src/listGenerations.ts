@@ -1,5 +1,5 @@
 import type { Pool } from '@parley/platform';
-import { readSnapshot } from './readSnapshot.js';
+import { readSnapshot } from '@parley/platform';
 import { type TokenCounts, tokenCountsOf } from './traceRecord.js';
 import type { PromptMetadata } from './traceRows.js';
 import type { TraceGenerationRow } from './tracesProjection.js';

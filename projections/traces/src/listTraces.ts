@@ -1,6 +1,7 @@
 import type { TraceEventType } from '@parley/events';
 import type { Pool, PoolClient } from '@parley/platform';
-import { readSnapshot, sessionKnown } from './readSnapshot.js';
+import { readSnapshot } from '@parley/platform';
+import { sessionKnown } from './sessionKnown.js';
 import { type TraceEventRecord, toTraceEventRecord } from './traceRecord.js';
 import type { TraceEventRow, TraceGenerationRow } from './tracesProjection.js';
 

@@ -1,5 +1,6 @@
 import type { Pool } from '@parley/platform';
-import { readSnapshot, sessionKnown } from './readSnapshot.js';
+import { readSnapshot } from '@parley/platform';
+import { sessionKnown } from './sessionKnown.js';
 import { type SessionMetrics, sessionMetrics } from './sessionMetrics.js';
 import { type TraceAnalysis, traceAnalysis } from './traceAnalysis.js';
 import type { TraceEventRow, TraceGenerationRow } from './tracesProjection.js';

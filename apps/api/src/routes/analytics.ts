@@ -1,12 +1,20 @@
-import type { AnalyticsQuery, AnalyticsQueryError, LedgerFilter, SessionListFilter } from '@parley/analytics';
-import { parseLedgerQuery, parseSessionListQuery } from '@parley/analytics';
+import type {
+  AnalyticsQuery,
+  AnalyticsQueryError,
+  LedgerFilter,
+  LedgerStatsFilter,
+  SessionListFilter,
+} from '@parley/analytics';
+import { parseLedgerQuery, parseLedgerStatsQuery, parseSessionListQuery } from '@parley/analytics';
 import { addRoute, analyticsError, errorResponses, requireApiKey, type VerifyApiKey } from '@parley/http';
-import type { LedgerPage } from '@parley/projection-llm-ledger';
+import type { LedgerPage, LedgerStats } from '@parley/projection-llm-ledger';
 import type { SessionPage } from '@parley/projection-session-summaries';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import {
   ledgerPageShape,
   ledgerQuery,
+  ledgerStatsQuery,
+  ledgerStatsShape,
   projectParams,
   sessionListQuery,
   sessionPageShape,
@@ -28,6 +36,8 @@ export interface AnalyticsRouteOptions {
   verify: VerifyApiKey;
   listSessions(filter: SessionListFilter): Promise<SessionPage>;
   listLedger(filter: LedgerFilter): Promise<LedgerPage>;
+  /** The ledger's time series (GET …/llm-ledger/stats). */
+  ledgerStats(filter: LedgerStatsFilter): Promise<LedgerStats>;
   /** Project setting: is the identity field group (callerNumber filter) enabled? */
   callerNumberLookupEnabled(projectId: string): Promise<boolean>;
   /** How far a read model has caught up with the log (the freshness field). */
@@ -45,7 +55,7 @@ const errors = {
 };
 
 /**
- * The two public analytics APIs (spec 000 §4.2, §4.3): x-api-key only, the
+ * The two public analytics APIs (spec 000 §4.2, §4.3) and the ledger's time series (ours): x-api-key only, the
  * query parsed by @parley/analytics, the page read from the projections,
  * and a `freshness` field saying which log position the page reflects.
  */
@@ -55,7 +65,7 @@ export const analyticsRoutes: FastifyPluginAsync<AnalyticsRouteOptions> = async 
     url: '/api/public/analytics/projects/:projectId/sessions',
     summary: 'List session summaries',
     description:
-      'Needs a platform API key with the `analytics.read` scope (permission `session_summary:read`) in `x-api-key`. Either both fromDate and toDate, or sessionIds.',
+      'Needs a platform API key with the `analytics.read` scope (permission `session_summary:read`) in `x-api-key`. Either both fromDate and toDate, or sessionIds. sortBy and sortOrder are our extension of the spec.',
     operationId: 'listSessionSummaries',
     tags: ['analytics'],
     security: [{ apiKey: [] }],
@@ -126,6 +136,42 @@ export const analyticsRoutes: FastifyPluginAsync<AnalyticsRouteOptions> = async 
           dataMode: parsed.filter.dataMode,
           hasMore: page.hasMore,
           generations: page.generations,
+          freshness: wireFreshness(freshness),
+        };
+      });
+    },
+  });
+
+  addRoute(app, {
+    method: 'GET',
+    url: '/api/public/analytics/projects/:projectId/llm-ledger/stats',
+    summary: 'LLM call time series (the ledger, bucketed and grouped)',
+    description:
+      'Needs a platform API key with the `analytics.read` scope (permission `llm_ledger:read`) in `x-api-key`. fromDate and toDate are required; every filter of the ledger applies. Our extension of the spec.',
+    operationId: 'llmLedgerStats',
+    tags: ['analytics'],
+    security: [{ apiKey: [] }],
+    apiFamily: 'analytics',
+    validation: 'document',
+    params: projectParams,
+    querystring: ledgerStatsQuery,
+    response: { 200: ledgerStatsShape, ...errors },
+    preHandler: requireApiKey({ verify: deps.verify, permission: 'llm_ledger:read', allowBearer: false }),
+    handler: async (request, reply) => {
+      const parsed = parseLedgerStatsQuery(request.principal!.projectId, request.query as AnalyticsQuery);
+      if (!parsed.ok) throw toHttpError(parsed.error);
+      const freshness = await deps.freshness('llm-ledger');
+      noStore(reply);
+      return cachedPage(deps.pageCache, reply, 'llm-ledger-stats', parsed.filter, freshness, async () => {
+        const stats = await deps.ledgerStats(parsed.filter);
+        return {
+          success: true,
+          bucket: parsed.filter.bucket,
+          groupBy: parsed.filter.groupBy,
+          fromDate: parsed.filter.from.toISOString(),
+          toDate: parsed.filter.to.toISOString(),
+          series: stats.series,
+          totals: stats.totals,
           freshness: wireFreshness(freshness),
         };
       });

@@ -13,7 +13,7 @@ import { createInProcessRateLimiter } from '@parley/http';
 import { ingest } from '@parley/ingest';
 import { silentLogger } from '@parley/platform';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
-import { listLedger, llmLedgerProjection } from '@parley/projection-llm-ledger';
+import { ledgerStats, listLedger, llmLedgerProjection } from '@parley/projection-llm-ledger';
 import {
   createProjectionRunner,
   type ProjectionRunner,
@@ -87,6 +87,7 @@ export async function createAnalyticsFixture(): Promise<AnalyticsFixture> {
         verify: (key) => auth.verifyApiKey(key),
         listSessions: (filter) => listSessions(db.pool, filter),
         listLedger: (filter) => listLedger(db.pool, filter),
+        ledgerStats: (filter) => ledgerStats(db.pool, filter),
         callerNumberLookupEnabled: async (projectId) =>
           (await auth.getProject(projectId))?.settings.reporting?.identityFields !== false,
         freshness: (projection) => projectionFreshness(db.pool, projection),

@@ -2,9 +2,13 @@ import {
   CONTAINMENT_TYPE_FILTERS,
   DATA_MODES,
   LEDGER_SORT_FIELDS,
+  LEDGER_STATS_BUCKETS,
+  LEDGER_STATS_GROUP_BY,
   LEDGER_STATUSES,
+  MAX_BUCKETS,
   MAX_LIMIT,
   SESSION_ENVIRONMENT_FILTERS,
+  SESSION_SORT_FIELDS,
   SESSION_STATUS_FILTERS,
   SORT_DIRECTIONS,
 } from '@parley/analytics';
@@ -59,11 +63,15 @@ export const sessionListQuery = z.object({
   ),
   status: single(`One of ${SESSION_STATUS_FILTERS.join(', ')}; only the first value is used.`),
   ...paging,
+  sortBy: single(
+    `${SESSION_SORT_FIELDS.join(', ')} (messageCount.total); default createdAt. Ties by id in the same direction. Our extension of the spec.`,
+  ),
+  sortOrder: single(`${SORT_DIRECTIONS.join(' or ')}; default desc. Our extension of the spec.`),
 });
 
-export const ledgerQuery = z.object({
+/** The ledger's window and filters: the page's and the time series' (parseLedgerQuery's readLedgerMatch). */
+const ledgerMatch = {
   ...dateRange,
-  ...paging,
   sessionIds: multi('Up to 10,000 session ids.'),
   channel: multi('Exact stored channel names, up to 50 distinct.'),
   channelType: multi('Exact transport-specific channel types.'),
@@ -74,9 +82,22 @@ export const ledgerQuery = z.object({
   provider: multi('Exact providers; `unknown` finds calls without one.'),
   environment: multi('development, staging, production or working-copy, matched as stored.'),
   agentName: multi('Exact effective agent names.'),
+};
+
+export const ledgerQuery = z.object({
+  ...ledgerMatch,
+  ...paging,
   sortBy: single(`${LEDGER_SORT_FIELDS.join(', ')}; default timestamp.`),
   sortOrder: single(`${SORT_DIRECTIONS.join(' or ')}; default desc.`),
   dataMode: single(`${DATA_MODES.join(' or ')} (adds payload where stored); default summary.`),
+});
+
+export const ledgerStatsQuery = z.object({
+  ...ledgerMatch,
+  bucket: single(
+    `${LEDGER_STATS_BUCKETS.join(', ')} (UTC); default by window: up to 6 h minute, up to 14 days hour, else day. At most ${MAX_BUCKETS} buckets in the window.`,
+  ),
+  groupBy: single(`${LEDGER_STATS_GROUP_BY.join(', ')}; default model.`),
 });
 
 export const freshnessShape = z
@@ -185,5 +206,51 @@ export const ledgerPageShape = z.object({
   dataMode: z.enum(DATA_MODES),
   hasMore: z.boolean(),
   generations: z.array(ledgerRecordShape),
+  freshness: freshnessShape,
+});
+
+const percentileMs = z
+  .int()
+  .min(0)
+  .nullable()
+  .describe('percentile_cont of latencyMs, rounded to whole ms; null when no call has a latency.');
+
+export const ledgerStatsPointShape = z.object({
+  t: isoTimestamp.describe('Start of the bucket (UTC).'),
+  calls: count,
+  failed: count,
+  cost: z.number(),
+  inputTokens: count,
+  outputTokens: count,
+  totalTokens: count,
+  latencyP50Ms: percentileMs,
+  latencyP95Ms: percentileMs,
+});
+
+export const ledgerStatsShape = z.object({
+  success: z.literal(true),
+  bucket: z.enum(LEDGER_STATS_BUCKETS),
+  groupBy: z.enum(LEDGER_STATS_GROUP_BY),
+  fromDate: isoTimestamp,
+  toDate: isoTimestamp,
+  series: z
+    .array(
+      z.object({
+        key: z.string().describe('The group (`unknown` for calls without one; `other`: the folded groups).'),
+        points: z.array(ledgerStatsPointShape).describe('Buckets with calls only, by time.'),
+      }),
+    )
+    .describe('By total cost descending, then key; at most 20 (the rest folded into `other`).'),
+  totals: z.array(
+    z.object({
+      key: z.string(),
+      calls: count,
+      failed: count,
+      cost: z.number(),
+      totalTokens: count,
+      latencyP50Ms: percentileMs,
+      latencyP95Ms: percentileMs,
+    }),
+  ),
   freshness: freshnessShape,
 });

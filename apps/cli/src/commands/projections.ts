@@ -1,6 +1,7 @@
 import { formatPosition } from '@parley/eventstore';
 import {
   formatEventsBehind,
+  latestRebuilds,
   ProjectionBusyError,
   projectionStatus,
   rebuildProjection,
@@ -14,9 +15,15 @@ export async function projectionsStatusCommand(ctx: CliContext, options: { json?
   const system = await openSystem(ctx.config, ctx.logger, { database: 'attach', migrate: true, poolMax: 2 });
   try {
     const statuses = await projectionStatus(system.pool, system.store, system.projections);
+    // Rebuilds requested through the API (the worker runs them): the latest of each projection.
+    const rebuilds = await latestRebuilds(
+      system.pool,
+      statuses.map((s) => s.name),
+    );
     if (options.json) {
+      const withRebuilds = statuses.map((s) => ({ ...s, rebuild: rebuilds.get(s.name) ?? null }));
       ctx.out.write(
-        `${JSON.stringify(statuses, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`,
+        `${JSON.stringify(withRebuilds, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`,
       );
       return;
     }
@@ -49,6 +56,13 @@ export async function projectionsStatusCommand(ctx: CliContext, options: { json?
           })),
     );
     ctx.out.write(formatTable(rows));
+    for (const r of rebuilds.values()) {
+      if (r.state !== 'queued' && r.state !== 'running') continue;
+      const total = r.eventsTotal === null ? '' : `/${r.eventsTotal}`;
+      ctx.out.write(
+        `${r.projection}: rebuild ${r.id} requested through the API is ${r.state} (${r.eventsProcessed}${total} events)\n`,
+      );
+    }
   } finally {
     await system.close();
   }

@@ -15,6 +15,8 @@ export interface Caller {
   /** Projects the caller reaches: one for a key or an SDK token, the token's `project_ids` for a JWT. */
   projectIds: readonly string[];
   permissions: readonly string[];
+  /** The scopes granted (a key's scopes, a JWT's `scope` claim split); absent for an SDK token. */
+  scopes?: readonly string[] | undefined;
   /** SDK token only: the SDK channel it was minted for, when it names one. */
   channelId?: string | undefined;
   /** SDK token only: the browser origin it was minted for (claim `origin`), when it names one. */

@@ -67,6 +67,7 @@ describe('createJwtVerifier against a JWKS', () => {
           subject: 'user_42',
           tenantId: 'tenant_a',
           projectIds: ['proj_a'],
+          scopes: ['chat.write', 'traces.read'],
           permissions: ['chat:write', 'traces:read'],
         },
       });

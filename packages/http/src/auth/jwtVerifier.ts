@@ -77,6 +77,7 @@ export function createJwtVerifier(options: JwtVerifierOptions): VerifyJwt {
         subject: claims.data.sub,
         tenantId: claims.data.tenant_id,
         projectIds: claims.data.project_ids,
+        scopes,
         permissions: options.expandScopes(scopes),
       },
     };

@@ -16,8 +16,11 @@ export interface RequireCallerOptions {
   verifyApiKey: VerifyApiKey;
   /** Unset (no JWT_SECRET nor JWT_JWKS_URL configured): a JWT bearer token is answered 401. */
   verifyJwt?: VerifyJwt | undefined;
-  /** The permission the route needs (e.g. `chat:write`). */
-  permission: string;
+  /**
+   * The permission the route needs (e.g. `chat:write`); null: none, any authenticated caller
+   * (GET /api/v1/me only: it tells the caller what it may do).
+   */
+  permission: string | null;
   /** Path parameter holding the project the caller must reach; null (default) for routes without one. */
   projectParam?: string | null;
   /**
@@ -64,7 +67,7 @@ export function requireCaller(options: RequireCallerOptions): preHandlerAsyncHoo
       const projectId = (request.params as Record<string, unknown> | undefined)?.[projectParam];
       if (typeof projectId !== 'string' || !callerReaches(caller, projectId)) throw projectNotFound();
     }
-    if (!caller.permissions.includes(options.permission)) {
+    if (options.permission !== null && !caller.permissions.includes(options.permission)) {
       throw new HttpError(
         'PERMISSION_REQUIRED',
         403,
@@ -118,6 +121,7 @@ async function authenticate(request: FastifyRequest, options: RequireCallerOptio
     subject: principal.keyId,
     tenantId: principal.tenantId,
     projectIds: [principal.projectId],
+    scopes: principal.scopes,
     permissions: principal.permissions,
   };
 }

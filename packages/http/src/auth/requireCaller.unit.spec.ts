@@ -58,6 +58,11 @@ beforeAll(async () => {
     { preHandler: requireCaller({ verifyApiKey: verifyFixedKeys, permission: 'recording:read' }) },
     handler,
   );
+  app.get(
+    '/whoami',
+    { preHandler: requireCaller({ verifyApiKey: verifyFixedKeys, verifyJwt, permission: null }) },
+    handler,
+  );
 });
 
 const call = (url: string, headers: Record<string, string | undefined> = {}) =>
@@ -83,6 +88,7 @@ describe('requireCaller', () => {
           subject: 'key_1',
           tenantId: 'tenant_a',
           projectIds: ['proj_a'],
+          scopes: ['recordings.read'],
           permissions: ['recording:read'],
         },
         principal: expect.objectContaining({ keyId: 'key_1', projectId: 'proj_a' }),
@@ -101,6 +107,7 @@ describe('requireCaller', () => {
           subject: 'user_1',
           tenantId: 'tenant_a',
           projectIds: ['proj_a', 'proj_c'],
+          scopes: ['recordings.read'],
           permissions: ['recording:read'],
         },
         principal: null,
@@ -139,6 +146,19 @@ describe('requireCaller', () => {
     ).toString('base64url');
     const res = await call('/projects/proj_a/things', { authorization: `Bearer ${header}.${body}.c2ln` });
     expect(res.statusCode).toBe(401);
+  });
+
+  it('permission null (GET /api/v1/me): any authenticated key or JWT, scopes on the caller; refused types stay 403', async () => {
+    const key = await call('/whoami', { 'x-api-key': KEYS.noPermission });
+    expect(key.statusCode).toBe(200);
+    expect(key.json().data.caller).toMatchObject({ kind: 'apiKey', scopes: ['ingest.write'] });
+    const jwt = await call('/whoami', {
+      authorization: `Bearer ${await token({ ...userClaims, scope: '' })}`,
+    });
+    expect(jwt.statusCode).toBe(200);
+    expect(jwt.json().data.caller).toMatchObject({ kind: 'jwt', scopes: [], permissions: [] });
+    expect((await call('/whoami', {})).statusCode).toBe(401);
+    expect((await call('/whoami', { 'x-api-key': 'pk_live_x' })).json().error.code).toBe('FORBIDDEN');
   });
 
   it('answers a JWT with 401 where no JWT verifier is configured', async () => {

@@ -3,7 +3,7 @@ import { expandScopes } from '@parley/auth';
 import { sessionStream } from '@parley/events';
 import { createJwtVerifier, createSdkTokens, type SdkTokenClaims } from '@parley/http';
 import { silentLogger } from '@parley/platform';
-import { listLedger } from '@parley/projection-llm-ledger';
+import { ledgerStats, listLedger } from '@parley/projection-llm-ledger';
 import { projectionFreshness } from '@parley/projection-runner';
 import { listSessions } from '@parley/projection-session-summaries';
 import { createTraceReads } from '@parley/projection-traces';
@@ -53,6 +53,7 @@ async function listening(withSdkTokens: boolean): Promise<{ app: FastifyInstance
       verify: (key) => world.auth.verifyApiKey(key),
       listSessions: (filter) => listSessions(pool, filter),
       listLedger: (filter) => listLedger(pool, filter),
+      ledgerStats: (filter) => ledgerStats(pool, filter),
       callerNumberLookupEnabled: async () => true,
       freshness: (projection) => projectionFreshness(pool, projection),
     },
