@@ -72,7 +72,10 @@ const program = new Command('parley')
 program
   .command('start')
   .description('run the API and the worker in one process; with no DATABASE_URL, on the embedded PostgreSQL')
-  .action(() => serve(context(1), { api: true, worker: true, database: 'own', welcome: true }));
+  .option('--no-demo', 'on the embedded database, do not create the demo project at the first start')
+  .action((opts: { demo: boolean }) =>
+    serve(context(1), { api: true, worker: true, database: 'own', welcome: true, demo: opts.demo }),
+  );
 
 program
   .command('api')

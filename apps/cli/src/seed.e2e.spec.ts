@@ -51,7 +51,7 @@ describe('parley seed --sessions N', () => {
 
   let first: SeedSummary;
 
-  it('--json prints one object: tenant, project, three keys with the right scopes, counts', async () => {
+  it('--json prints one object: tenant, project, four keys with the right scopes, counts', async () => {
     const result = await run(['seed', '--sessions', '60', '--random-seed', '42', '--json'], db.url);
     expect(result.code, result.stderr).toBe(0);
     first = JSON.parse(result.stdout) as SeedSummary;
@@ -89,16 +89,25 @@ describe('parley seed --sessions N', () => {
 
     const auth = createAuthStore(db.pool);
     const scopes = {
-      analytics: 'analytics.read',
-      ingest: 'ingest.write',
-      recordings: 'recordings.read',
+      analytics: ['analytics.read'],
+      ingest: ['ingest.write'],
+      recordings: ['recordings.read'],
+      console: [
+        'analytics.read',
+        'traces.read',
+        'conversations.read',
+        'recordings.read',
+        'projections.admin',
+      ],
     } as const;
+    expect(Object.keys(first.keys).sort()).toEqual(Object.keys(scopes).sort());
     for (const [name, scope] of Object.entries(scopes)) {
       const verified = await auth.verifyApiKey(first.keys[name as keyof typeof scopes]);
       expect(verified).toMatchObject({
         ok: true,
-        principal: { tenantId: first.tenantId, projectId: first.projectId, scopes: [scope] },
+        principal: { tenantId: first.tenantId, projectId: first.projectId },
       });
+      if (verified.ok) expect(verified.principal.scopes).toEqual(scope);
     }
     const project = await auth.getProject(first.projectId);
     expect(project?.settings).toMatchObject({

@@ -10,18 +10,36 @@ export interface CliContext {
   err: NodeJS.WritableStream;
 }
 
-function steps(url: string): string[] {
+function steps(info: NextStepsInfo): string[] {
+  const { url } = info;
+  const demo = Boolean(info.consoleKeyFile && info.demoProjectId);
   const rows: Array<[string, string]> = [
     [`curl ${url}/readyz`, 'is it ready?'],
-    ['npx parley seed --sessions 200', 'a demo project, its three API keys and 200 sessions'],
-    ['npx parley chat --project demo', "talk to the demo project's agent (after the seed)"],
+    demo
+      ? ['npx parley seed --sessions 200', 'more demo sessions (and new demo API keys)']
+      : [
+          'npx parley seed --sessions 200',
+          'a demo project, its API keys (one for the console) and 200 sessions',
+        ],
+    ['npx parley chat --project demo', `talk to the demo project's agent${demo ? '' : ' (after the seed)'}`],
     ['npx parley projections status', 'read models and their lag'],
     ['npx parley replay --type SessionStarted', 'the log as JSON lines'],
     ['npx parley --help', 'every command'],
   ];
   const width = Math.max(...rows.map(([command]) => command.length));
+  const lines = rows.map(([command, what]) => `    ${command.padEnd(width)}  ${what}`);
+  if (demo) {
+    // The console key reads the analytics APIs too; $(cat …) keeps it out of the terminal's history.
+    const key = `$(cat ${relativeOrAbsolute(info.consoleKeyFile!)})`;
+    return [
+      ...lines,
+      '',
+      "  Then the sessions API, with the demo's console key:",
+      `    ${sessionsCurl(url, info.demoProjectId!, key).replace(`'x-api-key: ${key}'`, `"x-api-key: ${key}"`)}`,
+    ];
+  }
   return [
-    ...rows.map(([command, what]) => `    ${command.padEnd(width)}  ${what}`),
+    ...lines,
     '',
     '  Then the sessions API, with the analytics key and project id the seed prints (it prints this',
     '  command ready to run):',
@@ -29,7 +47,41 @@ function steps(url: string): string[] {
   ];
 }
 
-export function printNextSteps(info: { url: string; dataDir: string; embeddedPort: number | null }): void {
+export interface NextStepsInfo {
+  url: string;
+  dataDir: string;
+  embeddedPort: number | null;
+  /** The demo console key's file (embedded default), when there is one. */
+  consoleKeyFile?: string | null;
+  /** The demo project's id (embedded default), when there is one. */
+  demoProjectId?: string | null;
+  /** This start created the demo project. */
+  seeded?: boolean;
+}
+
+function consoleLines(info: NextStepsInfo): string[] {
+  const where = `  Console: ${info.url}/console/`;
+  if (info.consoleKeyFile) {
+    return [
+      where,
+      `    sign in with the demo console key: cat ${relativeOrAbsolute(info.consoleKeyFile)}`,
+      info.seeded
+        ? '    (the demo project was just created: 200 sessions and 12 recorded calls)'
+        : '    (the demo project of the first start)',
+    ];
+  }
+  return [
+    where,
+    '    sign in with a key from `npx parley seed` (its console key) or `npx parley keys create`',
+  ];
+}
+
+function relativeOrAbsolute(path: string): string {
+  const here = `${process.cwd()}/`;
+  return path.startsWith(here) ? path.slice(here.length) : path;
+}
+
+export function printNextSteps(info: NextStepsInfo): void {
   const lines = [
     '',
     `  Parley is running at ${info.url}`,
@@ -38,8 +90,10 @@ export function printNextSteps(info: { url: string; dataDir: string; embeddedPor
       ? '  Database: DATABASE_URL'
       : `  Database: embedded PostgreSQL on 127.0.0.1:${info.embeddedPort}, data in ${resolve(info.dataDir)}`,
     '',
+    ...consoleLines(info),
+    '',
     '  Next steps (in another terminal):',
-    ...steps(info.url),
+    ...steps(info),
     '',
     '  Press Ctrl-C to stop.',
     '',

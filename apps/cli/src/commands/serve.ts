@@ -11,6 +11,7 @@ import {
   workerSessions,
 } from '../workerServices.js';
 import { type CliContext, printNextSteps } from './context.js';
+import { type FirstRunDemo, firstRunDemo } from './firstRunDemo.js';
 
 export interface ServeOptions {
   api: boolean;
@@ -18,6 +19,8 @@ export interface ServeOptions {
   database: DatabaseMode;
   /** Print the URL and what to do next (the one-machine `parley start`). */
   welcome: boolean;
+  /** With welcome, on the embedded database: seed the demo project on the first start. */
+  demo?: boolean;
 }
 
 /**
@@ -50,6 +53,8 @@ export async function serve(ctx: CliContext, options: ServeOptions): Promise<voi
         batchSize: config.PROJECTION_BATCH_SIZE,
         pollIntervalMs: config.LOG_POLL_INTERVAL_MS,
         recordings: workerRecordings(system),
+        // Rebuilds requested through the API (POST /api/v1/projections/{name}/rebuilds).
+        rebuilds: {},
         ...(channels ? { channels } : {}),
         ...(email ? { email } : {}),
         ...(sessions ? { sessions } : {}),
@@ -87,10 +92,22 @@ export async function serve(ctx: CliContext, options: ServeOptions): Promise<voi
   if (options.welcome && app) {
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
+    let demo: FirstRunDemo = { keyFile: null, projectId: null, seeded: false };
+    if (options.demo !== false) {
+      try {
+        demo = await firstRunDemo(system, config.PARLEY_DATA_DIR, process.stdout);
+      } catch (err) {
+        // Parley runs without its demo; the next steps say how to seed one by hand.
+        logger.error({ err }, 'the demo project could not be created');
+      }
+    }
     printNextSteps({
       url: `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`,
       dataDir: config.PARLEY_DATA_DIR,
       embeddedPort: system.embedded?.port ?? null,
+      consoleKeyFile: demo.keyFile,
+      demoProjectId: demo.projectId,
+      seeded: demo.seeded,
     });
   }
 }

@@ -2,7 +2,7 @@ import type { AuthStore, Project, Tenant } from '@parley/auth';
 
 export const DEMO_TENANT_NAME = 'Parley demo';
 /** Marks the tenant the seed made, so that a later seed finds it again (and never takes a real tenant). */
-const DEMO_FEATURE = 'demo';
+export const DEMO_FEATURE = 'demo';
 
 export interface DemoProject {
   tenant: Tenant;
@@ -14,7 +14,18 @@ export interface DemoKeys {
   analytics: string;
   ingest: string;
   recordings: string;
+  /** The operator console's key: every read scope it uses, and projections.admin for rebuilds. */
+  console: string;
 }
+
+/** What the console calls (apps/console): sessions, ledger, traces, transcripts, recordings, projections. */
+export const CONSOLE_SCOPES = [
+  'analytics.read',
+  'traces.read',
+  'conversations.read',
+  'recordings.read',
+  'projections.admin',
+] as const;
 
 /**
  * The demo tenant (the oldest tenant marked `demo`) and its project with this slug: reused when
@@ -46,13 +57,17 @@ export async function ensureDemoProject(store: AuthStore, slug: string): Promise
   return { tenant, project, reused: { tenant: existing !== undefined, project: found !== null } };
 }
 
-/** Three new keys, one per scope (keys are shown once, so a reused project gets new ones). */
+/**
+ * Three new keys, one per scope, and the console's (keys are shown once, so a reused project gets
+ * new ones).
+ */
 export async function createDemoKeys(store: AuthStore, projectId: string): Promise<DemoKeys> {
-  const make = async (scope: string) =>
-    (await store.createApiKey({ projectId, scopes: [scope], name: `demo ${scope}` })).key;
+  const make = async (scopes: readonly string[], name: string) =>
+    (await store.createApiKey({ projectId, scopes: [...scopes], name })).key;
   return {
-    analytics: await make('analytics.read'),
-    ingest: await make('ingest.write'),
-    recordings: await make('recordings.read'),
+    analytics: await make(['analytics.read'], 'demo analytics.read'),
+    ingest: await make(['ingest.write'], 'demo ingest.write'),
+    recordings: await make(['recordings.read'], 'demo recordings.read'),
+    console: await make(CONSOLE_SCOPES, 'demo console'),
   };
 }

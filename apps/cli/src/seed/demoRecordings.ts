@@ -21,6 +21,8 @@ export interface RecordingShowcase {
   /** The UnavailableReasons its response carries (top-level, recording or file level). */
   reasons: UnavailableReason[];
   shows: string;
+  /** When the call started (ms since the epoch); its conversation (demoCallConversation) follows. */
+  startedAt: number;
 }
 
 type Channel = 'caller' | 'agent' | 'mixed';
@@ -90,7 +92,7 @@ export function demoRecordingPlan(a: { projectId: string; seed: number; now: num
     index += 1;
     const at = (minutes: number) => new Date(start + minutes * MINUTE).toISOString();
     const scope = { sessionId, projectId: a.projectId };
-    plan.showcases.push({ sessionId, status, reasons, shows });
+    plan.showcases.push({ sessionId, status, reasons, shows, startedAt: start });
     plan.events.push({
       stream: sessionStream(sessionId),
       type: 'SessionStarted',

@@ -12,6 +12,7 @@ import {
   ENVIRONMENT_WEIGHTS,
   isVoice,
   OUTCOMES,
+  type Outcome,
   TRACE_DIMENSIONS,
 } from './vocabulary.js';
 
@@ -161,6 +162,41 @@ export function demoSession(random: Random, index: number, now: number, run: Dem
       ? now - duration - random.int(10_000, 600_000)
       : now - duration - Math.floor(random.next() * Math.max(SPREAD_MS - duration - 60_000, 0));
   placeInTime(items, Math.max(base, now - SPREAD_MS + 1_000));
+  return items;
+}
+
+/** The longest a recorded demo call's conversation runs (its session ends a minute after the start). */
+const CALL_CONVERSATION_MS = 50_000;
+
+/**
+ * The conversation of a recorded demo call (demoRecordings appends its start, end and recordings):
+ * voice turns with their traces, LLM calls and replies, so that one session shows everything.
+ */
+export function demoCallConversation(
+  random: Random,
+  call: { sessionId: string; startedAt: number; agentName: string },
+): DemoItem[] {
+  const { sessionId } = call;
+  const items: DemoItem[] = [];
+  const add = (type: IngestItemKind, data: Record<string, unknown>) =>
+    items.push({ id: `${sessionId}/${items.length}`, type, data: { sessionId, ...data } });
+  const turn: DemoTurnContext = {
+    random,
+    add,
+    sessionId,
+    traceId: random.hex(32),
+    agentName: call.agentName,
+    channel: 'voice_pipeline',
+    channelType: undefined,
+    environment: 'production',
+    at: random.int(800, 2_000),
+  };
+  const outcome: Outcome = { status: 'completed', containmentType: 'contained_resolved' };
+  for (let t = 0; t < 3 && turn.at < CALL_CONVERSATION_MS / 2; t++) {
+    demoTurn(turn, { turn: t, last: t === 2, outcome });
+    turn.at += random.int(1_000, 4_000);
+  }
+  placeInTime(items, call.startedAt);
   return items;
 }
 

@@ -70,7 +70,7 @@ describe('demo sessions', () => {
   it('trace every kind of step and record LLM calls of several providers, sources and outcomes', () => {
     const items = all(200, 11);
     const traceTypes = distinct(ofType(items, 'trace.event').map((t) => t.eventType));
-    expect(traceTypes).toEqual([...TRACE_EVENT_TYPES].filter((t) => t !== 'state_change').sort());
+    expect(traceTypes).toEqual([...TRACE_EVENT_TYPES].sort());
     const calls = ofType(items, 'llm.call');
     expect(distinct(calls.map((c) => c.provider)).length).toBeGreaterThanOrEqual(5);
     expect(distinct(calls.map((c) => c.source)).length).toBeGreaterThanOrEqual(8);
@@ -78,6 +78,28 @@ describe('demo sessions', () => {
     expect(calls.some((c) => c.sessionId === undefined && c.environment === undefined)).toBe(true);
     expect(calls.some((c) => c.payload !== undefined)).toBe(true);
     expect(calls.some((c) => c.model === undefined)).toBe(true);
+  });
+
+  it("nest each turn's spans under one agent_turn span that covers them, tool results under their call", () => {
+    const spans = ofType(all(60, 5), 'trace.event');
+    const byId = new Map(spans.map((s) => [s.spanId, s]));
+    const roots = spans.filter((s) => s.parentSpanId === undefined);
+    expect(roots.length).toBeGreaterThan(60);
+    expect(distinct(roots.map((r) => `${r.eventType}/${r.name}`))).toEqual(['state_change/agent_turn']);
+    for (const span of spans) {
+      if (span.parentSpanId === undefined) continue;
+      const parent = byId.get(span.parentSpanId);
+      expect(parent, 'every parent is in the trace').toBeDefined();
+      expect(parent!.traceId).toBe(span.traceId);
+      if (span.eventType === 'tool_result') expect(parent!.eventType).toBe('tool_call');
+      const root = span.eventType === 'tool_result' ? byId.get(parent!.parentSpanId as string)! : parent!;
+      const start = Date.parse(span.startedAt as string);
+      const rootStart = Date.parse(root.startedAt as string);
+      expect(start).toBeGreaterThanOrEqual(rootStart);
+      expect(start + (span.durationMs as number)).toBeLessThanOrEqual(
+        rootStart + (root.durationMs as number),
+      );
+    }
   });
 
   it('happen within the last 7 days', () => {

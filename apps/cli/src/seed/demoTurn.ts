@@ -27,27 +27,57 @@ export interface DemoTurnContext {
 /**
  * One user turn: the message, the agent's trace (decision, guardrail, tools, LLM calls, response)
  * and the reply. The last turn carries the outcome: a handoff, a failure, or a message left
- * unanswered by a user who then went away.
+ * unanswered by a user who then went away. The turn's spans nest as a real agent's do: every step
+ * is a child of one `agent_turn` span that lasts the whole turn, and a tool's result is a child of
+ * its call (the console's waterfall and GET …/traces/{spanId}/children show the tree).
  */
 export function demoTurn(
   ctx: DemoTurnContext,
   turn: { turn: number; last: boolean; outcome: Outcome },
+): void {
+  const rootSpanId = ctx.random.hex(16);
+  const startedAt = ctx.at;
+  turnSteps(ctx, turn, rootSpanId);
+  ctx.add('trace.event', {
+    traceId: ctx.traceId,
+    spanId: rootSpanId,
+    eventType: 'state_change',
+    name: 'agent_turn',
+    status: 'ok',
+    startedAt,
+    durationMs: Math.max(ctx.at - startedAt, 0),
+    attributes: { turn: turn.turn },
+  });
+}
+
+function turnSteps(
+  ctx: DemoTurnContext,
+  turn: { turn: number; last: boolean; outcome: Outcome },
+  rootSpanId: string,
 ): void {
   const { random, add, traceId } = ctx;
   const voice = isVoice(ctx.channel);
   const question = random.pick(QUESTIONS);
   const reply = random.pick(REPLIES);
   const messageId = `msg_${random.hex(20)}`;
-  const span = (eventType: string, data: Record<string, unknown>, durationMs: number) => {
+  const span = (
+    eventType: string,
+    data: Record<string, unknown>,
+    durationMs: number,
+    parentSpanId: string = rootSpanId,
+  ): string => {
+    const spanId = random.hex(16);
     add('trace.event', {
       traceId,
-      spanId: random.hex(16),
+      spanId,
+      parentSpanId,
       eventType,
       startedAt: ctx.at,
       durationMs,
       ...data,
     });
     ctx.at += durationMs;
+    return spanId;
   };
 
   add('message.user', {
@@ -82,7 +112,7 @@ export function demoTurn(
   if (random.chance(0.5)) {
     const tool = random.pick(TOOLS);
     const failedTool = random.chance(0.1);
-    span(
+    const call = span(
       'tool_call',
       { name: tool, status: 'ok', attributes: { parameters: { reference: random.hex(8) } } },
       random.int(5, 20),
@@ -95,6 +125,7 @@ export function demoTurn(
         ...(failedTool && { attributes: { errorCode: 'UPSTREAM_TIMEOUT' } }),
       },
       random.int(80, 1_500),
+      call,
     );
   }
 
@@ -127,6 +158,7 @@ export function demoTurn(
     add('trace.event', {
       traceId,
       spanId,
+      parentSpanId: rootSpanId,
       eventType: 'llm_call',
       name: sourceSubtype,
       status: call.status === 'success' ? 'ok' : 'error',
