@@ -1,15 +1,7 @@
 import type { IngestItemKind } from '@parley/ingest';
 import { demoLlmCall } from './demoLlmCall.js';
 import type { Random } from './random.js';
-import {
-  GUARDRAILS,
-  isVoice,
-  type Outcome,
-  QUESTIONS,
-  REPLIES,
-  RUNTIME_PURPOSES,
-  TOOLS,
-} from './vocabulary.js';
+import { GUARDRAILS, isVoice, type Outcome, RUNTIME_PURPOSES, TOPICS } from './vocabulary.js';
 
 /** What the turns of one session share; `at` is the time (ms after the session's start) so far. */
 export interface DemoTurnContext {
@@ -57,8 +49,7 @@ function turnSteps(
 ): void {
   const { random, add, traceId } = ctx;
   const voice = isVoice(ctx.channel);
-  const question = random.pick(QUESTIONS);
-  const reply = random.pick(REPLIES);
+  const { question, tool: topicTool, reply } = random.pick(TOPICS);
   const messageId = `msg_${random.hex(20)}`;
   const span = (
     eventType: string,
@@ -110,7 +101,7 @@ function turnSteps(
     );
   }
   if (random.chance(0.5)) {
-    const tool = random.pick(TOOLS);
+    const tool = topicTool;
     const failedTool = random.chance(0.1);
     const call = span(
       'tool_call',

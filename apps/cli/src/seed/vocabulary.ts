@@ -103,34 +103,69 @@ export const TRACE_DIMENSIONS = {
   campaign: ['black-friday', 'renewal-2026', 'onboarding'],
 } as const;
 
-export const QUESTIONS = [
-  'Where is my order?',
-  'I was charged twice this month.',
-  'Can I change my delivery address?',
-  'How do I reset my password?',
-  'I want to cancel my subscription.',
-  'Can I book a table for four on Friday?',
-  'My invoice shows the wrong VAT number.',
-  'Is there an outage in my area?',
-  'How do I upgrade to the enterprise plan?',
-  'The app keeps logging me out.',
+/**
+ * What end users ask, with the tool an agent would call for it and a reply that answers it, so that
+ * a demo transcript reads like a conversation.
+ */
+export interface Topic {
+  question: string;
+  tool: string;
+  reply: string;
+}
+
+export const TOPICS: readonly Topic[] = [
+  {
+    question: 'Where is my order?',
+    tool: 'lookup_order',
+    reply: 'Your order shipped yesterday and should arrive on Thursday. Anything else?',
+  },
+  {
+    question: 'I was charged twice this month.',
+    tool: 'lookup_invoices',
+    reply: 'Sorry about that. I have raised a refund for the duplicate charge.',
+  },
+  {
+    question: 'Can I change my delivery address?',
+    tool: 'update_address',
+    reply: 'Done: your next deliveries go to the new address. Anything else?',
+  },
+  {
+    question: 'How do I reset my password?',
+    tool: 'reset_password',
+    reply: 'I have sent a reset link to the e-mail address on your account.',
+  },
+  {
+    question: 'I want to cancel my subscription.',
+    tool: 'cancel_subscription',
+    reply: 'I can do that. Your plan stays active until the end of this billing period.',
+  },
+  {
+    question: 'Can I book a table for four on Friday?',
+    tool: 'check_availability',
+    reply: 'Friday at 19:30 is free for four. Shall I book it?',
+  },
+  {
+    question: 'My invoice shows the wrong VAT number.',
+    tool: 'lookup_invoices',
+    reply: 'I found the invoice. I have corrected the VAT number and sent you a new copy.',
+  },
+  {
+    question: 'Is there an outage in my area?',
+    tool: 'check_service_status',
+    reply: 'There is no known outage near you. Let me check your line instead.',
+  },
+  {
+    question: 'How do I upgrade to the enterprise plan?',
+    tool: 'lookup_plan',
+    reply: 'Our sales team handles upgrades; I have asked them to call you today.',
+  },
+  {
+    question: 'The app keeps logging me out.',
+    tool: 'reset_password',
+    reply: 'I have signed out your other devices; please sign in again and it should stay.',
+  },
 ];
 
-export const REPLIES = [
-  'Thanks, let me look into that for you.',
-  'I found your account. One moment while I check the details.',
-  'Done: I have updated that for you. Anything else?',
-  'I can see the problem. Here is what I suggest.',
-  'Sorry about that. I have raised a refund for the duplicate charge.',
-];
-
-export const TOOLS = [
-  'lookup_order',
-  'lookup_invoices',
-  'update_address',
-  'reset_password',
-  'check_availability',
-];
 export const GUARDRAILS = ['pii_filter', 'toxicity', 'prompt_injection'];
 
 export interface DemoModel {
