@@ -29,6 +29,14 @@ export function createLockHolder(pool: Pool, logger: Logger): LockHolder {
   let client: PoolClient | null = null;
   let connecting: Promise<PoolClient> | null = null;
   const leases = new Set<HeldLease>();
+  // Every projection loop shares the one connection: its queries go one at a time (pg deprecates
+  // queueing a query on a client that is still running one).
+  let tail: Promise<unknown> = Promise.resolve();
+  function serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => undefined);
+    return run;
+  }
 
   function drop(c: PoolClient, err: unknown): void {
     if (client !== c) return;
@@ -60,7 +68,7 @@ export function createLockHolder(pool: Pool, logger: Logger): LockHolder {
       const c = await connection();
       let ok: boolean;
       try {
-        ok = await tryAdvisoryLock(c, lock);
+        ok = await serial(() => tryAdvisoryLock(c, lock));
       } catch (err) {
         drop(c, err);
         throw err;
@@ -73,7 +81,7 @@ export function createLockHolder(pool: Pool, logger: Logger): LockHolder {
           lease.lost = true;
           leases.delete(lease);
           if (client !== c) return;
-          await advisoryUnlock(c, lock).catch((err: unknown) => drop(c, err));
+          await serial(() => advisoryUnlock(c, lock)).catch((err: unknown) => drop(c, err));
         },
       };
       leases.add(lease);
