@@ -1,5 +1,5 @@
 import { auditStream, toAppend } from '@parley/events';
-import { formatPosition, type LogTransaction, type Position } from '@parley/eventstore';
+import { formatPosition, type LogTransaction } from '@parley/eventstore';
 import {
   addRoute,
   type Caller,
@@ -10,15 +10,10 @@ import {
   type VerifyJwt,
 } from '@parley/http';
 import { ParleyError } from '@parley/platform';
-import type {
-  GenerationStatus,
-  ProjectionOverview,
-  ProjectionsAdmin,
-  RebuildRequest,
-  RebuildRequester,
-} from '@parley/projection-runner';
+import type { ProjectionsAdmin, RebuildRequest, RebuildRequester } from '@parley/projection-runner';
 import type { FastifyPluginAsync } from 'fastify';
-import { z } from 'zod';
+import { toProjectionBody, toRebuildBody } from './projections/projectionBodies.js';
+import { conflict, listShape, nameParams, oneShape, rebuildParams } from './projections/projectionSchemas.js';
 
 export interface ProjectionsRouteOptions {
   verifyApiKey: VerifyApiKey;
@@ -32,141 +27,12 @@ export interface ProjectionsRouteOptions {
 export const PROJECTION_READ_PERMISSION = 'projection:read';
 export const PROJECTION_REBUILD_PERMISSION = 'projection:rebuild';
 
-const iso = z.string().describe('ISO 8601');
-const position = z.string().describe('A log position `commit/prepare` (decimal, may exceed 2^53)');
-
-const rebuildShape = z.object({
-  id: z.string().describe('The rebuild (a uuid)'),
-  projection: z.string(),
-  state: z.enum(['queued', 'running', 'completed', 'failed']),
-  requestedAt: iso,
-  startedAt: iso.nullable().describe('When the worker first took it; null while queued'),
-  finishedAt: iso.nullable(),
-  generation: z
-    .number()
-    .int()
-    .nullable()
-    .describe('The generation being built once started; when completed, the one now live'),
-  eventsProcessed: z.number().int().describe('Events folded into the new generation so far'),
-  eventsTotal: z
-    .number()
-    .int()
-    .nullable()
-    .describe('Processed plus still to replay, when counted (a lower bound past 1,000,000 behind)'),
-  eventsPerSecond: z.number().int().nullable(),
-  error: z.string().nullable().describe('Why it failed (state failed only)'),
-  requestedBy: z.object({
-    kind: z.enum(['api_key', 'user']),
-    id: z.string().describe('The key id or the JWT subject'),
-  }),
-});
-
-const generationShape = z.object({
-  generation: z.number().int(),
-  version: z.number().int(),
-  status: z.enum(['building', 'live', 'retired']),
-  failure: z
-    .object({ error: z.string(), eventId: z.string().nullable(), eventType: z.string().nullable(), at: iso })
-    .nullable()
-    .describe('Set when a handler failed: the generation is stopped at that event'),
-  checkpoint: position.nullable().describe('The last event applied; null before the first'),
-  eventsProcessed: z.number().int(),
-  eventsBehind: z.number().int().describe('Events of its types after the checkpoint, counted up to the cap'),
-  eventsBehindCapped: z.boolean(),
-  secondsBehind: z.number(),
-  lastEventRecordedAt: iso.nullable(),
-  updatedAt: iso,
-});
-
-const projectionShape = z.object({
-  name: z.string(),
-  state: z.enum(['ok', 'building', 'failed', 'rebuild_required', 'unregistered']),
-  codeVersion: z.number().int(),
-  liveGeneration: z.number().int().nullable(),
-  liveVersion: z.number().int().nullable(),
-  versionMismatch: z.boolean(),
-  generations: z.array(generationShape).describe('Live and building generations (retired ones left out)'),
-  rebuild: rebuildShape.nullable().describe('The latest rebuild requested through the API'),
-});
-
-const listShape = z.object({
-  success: z.literal(true),
-  head: z.object({ position: position.nullable(), recordedAt: iso.nullable() }),
-  projections: z.array(projectionShape),
-});
-const oneShape = z.object({ success: z.literal(true), rebuild: rebuildShape });
-
-const nameParams = z.object({ name: z.string().min(1).max(256) });
-const rebuildParams = nameParams.extend({ rebuildId: z.string().min(1).max(256) });
-
-const conflict = z
-  .object({
-    success: z.literal(false),
-    error: z.object({
-      code: z.literal('REBUILD_IN_PROGRESS'),
-      message: z.string(),
-      details: z.object({ rebuildId: z.string() }),
-    }),
-  })
-  .describe('A rebuild of this projection is queued or running: `error.details.rebuildId`');
-
 const errors = {
   401: errorResponses.authentication,
   403: errorResponses.standard,
   404: errorResponses.standard,
   429: errorResponses.rateLimited,
 };
-
-const isoOrNull = (d: Date | null): string | null => (d === null ? null : d.toISOString());
-const START = (p: Position) => p.commit === 0n && p.prepare === 0n;
-
-export const toRebuildBody = (r: RebuildRequest): z.infer<typeof rebuildShape> => ({
-  id: r.id,
-  projection: r.projection,
-  state: r.state,
-  requestedAt: r.requestedAt.toISOString(),
-  startedAt: isoOrNull(r.startedAt),
-  finishedAt: isoOrNull(r.finishedAt),
-  generation: r.generation,
-  eventsProcessed: r.eventsProcessed,
-  eventsTotal: r.eventsTotal,
-  eventsPerSecond: r.eventsPerSecond,
-  error: r.error,
-  requestedBy: { kind: r.requestedBy.kind, id: r.requestedBy.id },
-});
-
-const toGenerationBody = (g: GenerationStatus): z.infer<typeof generationShape> => ({
-  generation: g.generation,
-  version: g.version,
-  status: g.status,
-  failure:
-    g.failure === null
-      ? null
-      : {
-          error: g.failure.error,
-          eventId: g.failure.eventId,
-          eventType: g.failure.eventType,
-          at: g.failure.at.toISOString(),
-        },
-  checkpoint: START(g.checkpoint) ? null : formatPosition(g.checkpoint),
-  eventsProcessed: g.eventsProcessed,
-  eventsBehind: g.eventsBehind,
-  eventsBehindCapped: g.eventsBehindCapped,
-  secondsBehind: g.secondsBehind,
-  lastEventRecordedAt: isoOrNull(g.lastEventRecordedAt),
-  updatedAt: g.updatedAt.toISOString(),
-});
-
-const toProjectionBody = (p: ProjectionOverview): z.infer<typeof projectionShape> => ({
-  name: p.name,
-  state: p.state,
-  codeVersion: p.codeVersion,
-  liveGeneration: p.liveGeneration,
-  liveVersion: p.liveVersion,
-  versionMismatch: p.versionMismatch,
-  generations: p.generations.map(toGenerationBody),
-  rebuild: p.rebuild === null ? null : toRebuildBody(p.rebuild),
-});
 
 const projectionNotFound = (name: string) =>
   new HttpError('PROJECTION_NOT_FOUND', 404, `No projection named ${JSON.stringify(name)}`);

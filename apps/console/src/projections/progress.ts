@@ -99,3 +99,11 @@ export function stateLabel(state: ProjectionState | string): string {
       return state;
   }
 }
+
+/** The badge tone of a projection or rebuild state. */
+export function stateClass(state: string): string {
+  if (state === 'ok' || state === 'completed') return 'ok';
+  if (state === 'failed' || state === 'rebuild_required') return 'bad';
+  if (state === 'building' || state === 'running' || state === 'queued') return 'busy';
+  return 'idle';
+}

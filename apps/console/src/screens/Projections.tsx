@@ -5,74 +5,13 @@ import { formatInt, formatSeconds, formatUtc } from '../charts/format.js';
 import { ApiProblem } from '../components/ApiProblem.js';
 import { useSession } from '../context.js';
 import { explainProjectionsError } from '../projections/explain.js';
-import {
-  isFinished,
-  liveGeneration,
-  rebuildProgress,
-  stateChanges,
-  stateLabel,
-} from '../projections/progress.js';
-import type { Projection, ProjectionList, Rebuild } from '../projections/types.js';
+import { isFinished, liveGeneration, stateChanges, stateClass, stateLabel } from '../projections/progress.js';
+import { RebuildDialog } from '../projections/RebuildDialog.js';
+import { RebuildProgress } from '../projections/RebuildProgress.js';
+import type { Projection, ProjectionList } from '../projections/types.js';
+import { useRebuilds } from '../projections/useRebuilds.js';
 
 const LIST_INTERVAL_MS = 5_000;
-const REBUILD_INTERVAL_MS = 1_000;
-
-interface Watch {
-  rebuild: Rebuild;
-  /** The rebuild was already running when we asked (409). */
-  joined: boolean;
-  error: unknown;
-}
-
-const rebuildPath = (name: string, id?: string) =>
-  `/api/v1/projections/${encodeURIComponent(name)}/rebuilds${id ? `/${encodeURIComponent(id)}` : ''}`;
-
-function stateClass(state: string): string {
-  if (state === 'ok' || state === 'completed') return 'ok';
-  if (state === 'failed' || state === 'rebuild_required') return 'bad';
-  if (state === 'building' || state === 'running' || state === 'queued') return 'busy';
-  return 'idle';
-}
-
-function RebuildProgress({ watch, onDismiss }: { watch: Watch; onDismiss(): void }) {
-  const r = watch.rebuild;
-  const p = rebuildProgress(r);
-  const id = `rebuild-${r.id}`;
-  return (
-    <div class="rebuild">
-      <span id={`${id}-label`} class="rebuild-label">
-        {`Rebuild of ${r.projection}`}
-        {watch.joined ? ' (already running)' : ''}
-      </span>
-      <progress
-        aria-labelledby={`${id}-label`}
-        aria-describedby={`${id}-status`}
-        max={p.max}
-        {...(p.value === undefined ? {} : { value: p.value })}
-      />
-      <span id={`${id}-status`} class="rebuild-status">
-        <span class={`badge ${stateClass(r.state)}`}>{r.state}</span>{' '}
-        {p.percent === null ? '' : `${p.percent}% · `}
-        {p.label}
-        {r.eventsPerSecond !== null && r.state !== 'queued'
-          ? ` · ${formatInt(r.eventsPerSecond)} events/s`
-          : ''}
-        {p.etaSeconds !== null && r.state === 'running'
-          ? ` · about ${formatSeconds(Math.ceil(p.etaSeconds))} left`
-          : ''}
-        {r.generation !== null ? ` · generation ${r.generation}` : ''}
-        {r.state === 'completed' && r.finishedAt ? ` · finished ${formatUtc(r.finishedAt)}` : ''}
-      </span>
-      {r.error ? <span class="error">{r.error}</span> : null}
-      {watch.error ? <ApiProblem error={watch.error} title="Progress could not be read" /> : null}
-      {isFinished(r.state) ? (
-        <button type="button" class="link" onClick={onDismiss}>
-          Dismiss
-        </button>
-      ) : null}
-    </div>
-  );
-}
 
 /**
  * The deployment's projections (read models): lag and state, refreshed every 5 s, and rebuilds with
@@ -85,23 +24,17 @@ export function Projections(_props: { query?: URLSearchParams }) {
   const [updatedAt, setUpdatedAt] = useState<Date | null>(null);
   const [paused, setPaused] = useState(false);
   const [announcement, setAnnouncement] = useState('');
-  const [watches, setWatches] = useState<Record<string, Watch>>({});
   const [confirm, setConfirm] = useState<string | null>(null);
-  const [startError, setStartError] = useState<{ name: string; error: unknown } | null>(null);
-  const [starting, setStarting] = useState<string | null>(null);
-  const dialog = useRef<HTMLDialogElement>(null);
   const previous = useRef<Projection[]>([]);
-  const watchesRef = useRef(watches);
   const listErrorRef = useRef<unknown>(null);
   listErrorRef.current = listError;
-  watchesRef.current = watches;
 
   const announce = (messages: string[]) => {
     if (messages.length > 0) setAnnouncement(messages.join('. '));
   };
 
-  const watch = (rebuild: Rebuild, joined: boolean) =>
-    setWatches((w) => ({ ...w, [rebuild.projection]: { rebuild, joined, error: null } }));
+  const rebuilds = useRebuilds({ announce, onFinished: () => void loadList() });
+  const { watches, starting, startError } = rebuilds;
 
   const loadList = async () => {
     try {
@@ -114,7 +47,7 @@ export function Projections(_props: { query?: URLSearchParams }) {
       // Follow rebuilds started elsewhere (another tab, the CLI).
       for (const p of next.projections) {
         const r = p.rebuild;
-        if (r && !isFinished(r.state) && !watchesRef.current[p.name]) watch(r, true);
+        if (r && !isFinished(r.state) && !rebuilds.isFollowing(p.name)) rebuilds.follow(r);
       }
     } catch (error) {
       setListError(error);
@@ -134,79 +67,6 @@ export function Projections(_props: { query?: URLSearchParams }) {
     }, LIST_INTERVAL_MS);
     return () => clearInterval(timer);
   }, [paused]);
-
-  // Every running rebuild is polled every second until it completes or fails.
-  const running = Object.values(watches)
-    .filter((w) => !isFinished(w.rebuild.state))
-    .map((w) => w.rebuild.id)
-    .join(',');
-  useEffect(() => {
-    if (!running) return;
-    const timer = setInterval(() => {
-      for (const w of Object.values(watchesRef.current)) {
-        if (isFinished(w.rebuild.state)) continue;
-        const { projection, id } = w.rebuild;
-        api.get<{ rebuild: Rebuild }>(rebuildPath(projection, id)).then(
-          ({ rebuild }) => {
-            const before = watchesRef.current[projection]?.rebuild;
-            if (before && before.state !== rebuild.state) {
-              announce([`${projection} rebuild ${rebuild.state}`]);
-              if (isFinished(rebuild.state)) void loadList();
-            }
-            setWatches((all) =>
-              all[projection]?.rebuild.id === id
-                ? { ...all, [projection]: { ...all[projection]!, rebuild, error: null } }
-                : all,
-            );
-          },
-          (error: unknown) =>
-            setWatches((all) =>
-              all[projection]?.rebuild.id === id
-                ? { ...all, [projection]: { ...all[projection]!, error } }
-                : all,
-            ),
-        );
-      }
-    }, REBUILD_INTERVAL_MS);
-    return () => clearInterval(timer);
-  }, [running]);
-
-  useEffect(() => {
-    const d = dialog.current;
-    if (!d) return;
-    if (confirm && !d.open) {
-      d.showModal();
-      d.querySelector<HTMLButtonElement>('button.secondary')?.focus();
-    }
-    if (!confirm && d.open) d.close();
-  }, [confirm]);
-
-  const start = async (name: string) => {
-    setConfirm(null);
-    setStartError(null);
-    setStarting(name);
-    try {
-      const { rebuild } = await api.post<{ rebuild: Rebuild }>(rebuildPath(name));
-      watch(rebuild, false);
-      announce([`${name} rebuild ${rebuild.state}`]);
-    } catch (error) {
-      const rebuildId = rebuildIdOf(error);
-      if (rebuildId) {
-        try {
-          const { rebuild } = await api.get<{ rebuild: Rebuild }>(rebuildPath(name, rebuildId));
-          watch(rebuild, true);
-          announce([`${name}: a rebuild is already running, following it`]);
-        } catch (inner) {
-          setStartError({ name, error: inner });
-        }
-      } else {
-        setStartError({ name, error });
-      }
-    } finally {
-      setStarting(null);
-      document.getElementById(`rebuild-button-${name}`)?.focus();
-    }
-  };
 
   const canRebuild = me.permissions.includes('projection:rebuild');
   return (
@@ -317,15 +177,7 @@ export function Projections(_props: { query?: URLSearchParams }) {
                   w ? (
                     <tr key={`${p.name}-rebuild`} class="detail-row">
                       <td colSpan={8}>
-                        <RebuildProgress
-                          watch={w}
-                          onDismiss={() =>
-                            setWatches((all) => {
-                              const { [p.name]: _gone, ...rest } = all;
-                              return rest;
-                            })
-                          }
-                        />
+                        <RebuildProgress watch={w} onDismiss={() => rebuilds.dismiss(p.name)} />
                       </td>
                     </tr>
                   ) : null,
@@ -338,48 +190,14 @@ export function Projections(_props: { query?: URLSearchParams }) {
         <p class="loading">Loading projections…</p>
       ) : null}
 
-      <dialog
-        ref={dialog}
-        class="confirm"
-        aria-labelledby="rebuild-confirm-title"
-        aria-describedby="rebuild-confirm-text"
-        onClose={() => setConfirm(null)}
-      >
-        {confirm ? (
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              void start(confirm);
-            }}
-          >
-            <h2 id="rebuild-confirm-title">{`Rebuild ${confirm}?`}</h2>
-            <div id="rebuild-confirm-text">
-              <p>
-                This rebuilds the <strong>{confirm}</strong> read model for the{' '}
-                <strong>whole deployment</strong> (every tenant and project), not only the project you are
-                looking at: the worker replays the entire event log into a new generation.
-              </p>
-              <p>
-                The current generation keeps serving reads until the new one takes over; a large log takes a
-                while.
-              </p>
-            </div>
-            <div class="dialog-actions">
-              <button type="button" class="secondary" onClick={() => setConfirm(null)}>
-                Cancel
-              </button>
-              <button type="submit">Start rebuild</button>
-            </div>
-          </form>
-        ) : null}
-      </dialog>
+      <RebuildDialog
+        projection={confirm}
+        onCancel={() => setConfirm(null)}
+        onConfirm={(name) => {
+          setConfirm(null);
+          void rebuilds.start(name);
+        }}
+      />
     </section>
   );
-}
-
-function rebuildIdOf(error: unknown): string | null {
-  if (!(error instanceof ApiError) || error.status !== 409) return null;
-  const body = error.body as { error?: { details?: { rebuildId?: unknown } } } | null;
-  const id = body?.error?.details?.rebuildId;
-  return typeof id === 'string' ? id : null;
 }
