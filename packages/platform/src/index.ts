@@ -18,6 +18,7 @@ export {
 } from './embeddedPostgres.js';
 export { ParleyError } from './errors.js';
 export { newId } from './ids.js';
+export { isMissingRelation, PG_BOSS_SCHEMA, pgBossQueueExists } from './jobQueues.js';
 export { createLogger, type Logger, type LoggerSettings, redactedPaths, silentLogger } from './logger.js';
 export {
   loadMigrationSet,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EventStore, LogTransaction } from '@parley/eventstore';
 import { withLogTransaction } from '@parley/eventstore';
-import type { Pool, PoolClient } from '@parley/platform';
+import { isMissingRelation, type Pool, type PoolClient, pgBossQueueExists } from '@parley/platform';
 
 /**
  * Rebuilds requested through the API and run by the worker (queue `projection-rebuild`): the rows of
@@ -15,7 +15,6 @@ import type { Pool, PoolClient } from '@parley/platform';
 export const PROJECTION_REBUILD_QUEUE = 'projection-rebuild';
 
 /** pg-boss's schema (the same as every Parley queue). */
-const PG_BOSS_SCHEMA = 'pgboss';
 
 export interface RebuildJobData {
   rebuildId: string;
@@ -151,8 +150,6 @@ export async function activeRebuilds(q: Queryable): Promise<RebuildRequest[]> {
   return rows.map(toRebuild);
 }
 
-const isMissingRelation = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === '42P01';
-
 /**
  * Sends the job of a rebuild on the transaction's client; RebuildQueueMissingError when the worker
  * never created the queue (pg-boss answers null, or its schema is missing altogether).
@@ -173,11 +170,7 @@ export async function sendRebuildJob(
       throw err;
     });
   if (sent !== null) return;
-  const found = await client.query<{ ok: boolean }>(
-    `select exists (select 1 from ${PG_BOSS_SCHEMA}.queue where name = $1) as ok`,
-    [PROJECTION_REBUILD_QUEUE],
-  );
-  if (found.rows[0]?.ok !== true) throw new RebuildQueueMissingError();
+  if (!(await pgBossQueueExists(client, PROJECTION_REBUILD_QUEUE))) throw new RebuildQueueMissingError();
   // The queue exists and a job with this id too: the same request sent again, nothing to add.
 }
 

@@ -18,6 +18,7 @@ import {
   projectParams,
   sessionListQuery,
   sessionPageShape,
+  wireFreshness,
 } from './analyticsSchemas.js';
 import { type PageCache, pageCacheKey } from './pageCache.js';
 
@@ -207,11 +208,6 @@ async function cachedPage(
 function noStore(reply: FastifyReply): void {
   reply.header('cache-control', 'no-store');
 }
-
-const wireFreshness = (f: Freshness) => ({
-  position: f.position,
-  recordedAt: f.recordedAt === null ? null : f.recordedAt.toISOString(),
-});
 
 function toHttpError(error: AnalyticsQueryError) {
   return analyticsError(error.code, error.status, error.message, {

@@ -115,6 +115,12 @@ export const freshnessShape = z
   })
   .describe('How far the read model behind this page has caught up with the event log.');
 
+/** A read model's freshness as every page envelope carries it (`freshnessShape`): the time as ISO. */
+export const wireFreshness = (f: { position: string | null; recordedAt: Date | null }) => ({
+  position: f.position,
+  recordedAt: f.recordedAt === null ? null : f.recordedAt.toISOString(),
+});
+
 const isoTimestamp = z.iso.datetime();
 const count = z.int().min(0);
 

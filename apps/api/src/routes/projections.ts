@@ -10,7 +10,13 @@ import {
   type VerifyJwt,
 } from '@parley/http';
 import { ParleyError } from '@parley/platform';
-import type { ProjectionsAdmin, RebuildRequest, RebuildRequester } from '@parley/projection-runner';
+import {
+  type ProjectionsAdmin,
+  RebuildInProgressError,
+  RebuildQueueMissingError,
+  type RebuildRequest,
+  type RebuildRequester,
+} from '@parley/projection-runner';
 import type { FastifyPluginAsync } from 'fastify';
 import { toProjectionBody, toRebuildBody } from './projections/projectionBodies.js';
 import { conflict, listShape, nameParams, oneShape, rebuildParams } from './projections/projectionSchemas.js';
@@ -56,7 +62,7 @@ async function auditRequest(tx: LogTransaction, caller: Caller, rebuild: Rebuild
         projectId,
         tenantId: caller.tenantId,
         action: 'projection:rebuild_requested',
-        principal: { kind: caller.kind === 'apiKey' ? 'api_key' : 'user', id: caller.subject },
+        principal: requesterOf(caller),
         resource: { type: 'projection', id: rebuild.projection },
         content: { rebuildId: rebuild.id },
         at: rebuild.requestedAt.toISOString(),
@@ -137,21 +143,16 @@ export const projectionsRoutes: FastifyPluginAsync<ProjectionsRouteOptions> = as
           onRequested: (tx, requested) => auditRequest(tx, caller, requested),
         });
       } catch (err) {
-        const code = (err as { code?: unknown } | null)?.code;
-        if (code === 'REBUILD_IN_PROGRESS') {
-          const rebuildId = (err as { rebuildId: string }).rebuildId;
+        if (err instanceof RebuildInProgressError) {
           throw new ParleyError(
             'REBUILD_IN_PROGRESS',
             409,
             `A rebuild of ${name} is already queued or running`,
-            {
-              details: { rebuildId },
-              exposeDetails: true,
-            },
+            { details: { rebuildId: err.rebuildId }, exposeDetails: true },
           );
         }
         // The error handler logs the cause; the answer hides it (5xx).
-        if (code === 'QUEUE_UNAVAILABLE')
+        if (err instanceof RebuildQueueMissingError)
           throw new HttpError('QUEUE_UNAVAILABLE', 503, 'Rebuilds cannot be queued: no worker has run yet', {
             cause: err,
           });

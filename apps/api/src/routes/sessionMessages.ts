@@ -10,7 +10,7 @@ import type { SessionMessageReads } from '@parley/projection-session-messages';
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import type { Freshness } from './analytics.js';
-import { freshnessShape } from './analyticsSchemas.js';
+import { freshnessShape, wireFreshness } from './analyticsSchemas.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, paging, type RawQuery, sessionIdOf } from './traces/traceQueries.js';
 import { sessionParams } from './traces/traceSchemas.js';
 
@@ -104,10 +104,7 @@ export const sessionMessagesRoutes: FastifyPluginAsync<SessionMessagesRouteOptio
         messages: page.messages,
         pagination: { total: page.total, limit, offset },
         hasMore: offset + page.messages.length < page.total,
-        freshness: {
-          position: freshness.position,
-          recordedAt: freshness.recordedAt === null ? null : freshness.recordedAt.toISOString(),
-        },
+        freshness: wireFreshness(freshness),
       };
     },
   });

@@ -1,8 +1,8 @@
-import type { Pool } from '@parley/platform';
+import { PG_BOSS_SCHEMA, type Pool } from '@parley/platform';
 import PgBoss from 'pg-boss';
 
 /** pg-boss's tables live in this schema of the Parley database. */
-export const PG_BOSS_SCHEMA = 'pgboss';
+export { PG_BOSS_SCHEMA };
 
 /**
  * A pg-boss instance on the worker's own pool (no second pool, same database), schema `pgboss`.

@@ -1,6 +1,6 @@
 import { httpAsyncStream, toAppend } from '@parley/events';
 import { type EventStore, type LogTransaction, withLogTransaction } from '@parley/eventstore';
-import type { Pool, PoolClient } from '@parley/platform';
+import { isMissingRelation, type Pool, type PoolClient } from '@parley/platform';
 import type PgBoss from 'pg-boss';
 import { notifyChannelJob } from '../inbound/jobs.js';
 import {
@@ -163,12 +163,6 @@ async function conversationOf(
   // The earlier route without a sessionId: a new conversation, keyed by the message itself.
   return startConversation(client, input, messageId);
 }
-
-/** PostgreSQL's undefined_table and invalid_schema_name. */
-const isMissingRelation = (err: unknown): boolean => {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === '42P01' || code === '3F000';
-};
 
 async function accept(
   tx: LogTransaction,

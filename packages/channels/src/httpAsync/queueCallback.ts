@@ -1,7 +1,8 @@
 import { httpAsyncStream, toAppend } from '@parley/events';
 import type { LogTransaction } from '@parley/eventstore';
+import { pgBossQueueExists } from '@parley/platform';
 import type PgBoss from 'pg-boss';
-import { notifyChannelJob, PG_BOSS_SCHEMA } from '../inbound/jobs.js';
+import { notifyChannelJob } from '../inbound/jobs.js';
 import {
   HTTP_ASYNC_CALLBACK_QUEUE,
   type HttpAsyncCallbackJobData,
@@ -19,11 +20,7 @@ export class QueueMissingError extends Error {
 
 /** QueueMissingError unless pg-boss (schema `pgboss`) has the queue. */
 export async function assertQueueExists(tx: Pick<LogTransaction, 'client'>, queue: string): Promise<void> {
-  const found = await tx.client.query<{ ok: boolean }>(
-    `select exists (select 1 from ${PG_BOSS_SCHEMA}.queue where name = $1) as ok`,
-    [queue],
-  );
-  if (found.rows[0]?.ok !== true) throw new QueueMissingError(queue);
+  if (!(await pgBossQueueExists(tx.client, queue))) throw new QueueMissingError(queue);
 }
 
 /** The job data of the first attempt, without the attempt numbers this function derives. */

@@ -1,9 +1,9 @@
-import type { Pool } from '@parley/platform';
+import { PG_BOSS_SCHEMA, type Pool } from '@parley/platform';
 import PgBoss from 'pg-boss';
 import type { NormalizedMessage, OutgoingReply } from '../types.js';
 
 /** pg-boss's tables live in this schema of the Parley database (shared with the worker's other queues). */
-export const PG_BOSS_SCHEMA = 'pgboss';
+export { PG_BOSS_SCHEMA };
 /** One normalized inbound message to answer: run the agent's turn, then enqueue the reply's send. */
 export const CHANNEL_INBOUND_QUEUE = 'channel-inbound';
 /** One reply to deliver on the channel, retried with backoff. */

@@ -22,7 +22,7 @@ import {
 } from '@parley/projection-http-async-activity';
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { freshnessShape } from '../analyticsSchemas.js';
+import { freshnessShape, wireFreshness } from '../analyticsSchemas.js';
 import { projectResourceRoutes, requireChannelKey } from '../projectResources.js';
 import {
   attemptBody,
@@ -34,7 +34,6 @@ import {
   testBody,
   toAttemptBody,
   toDeliveryBody,
-  wireFreshness,
 } from './activitySchemas.js';
 import { testCallbackPayload } from './testPayload.js';
 

@@ -113,8 +113,3 @@ export const queuedAnswer = z.object({
   messageId: z.string(),
   firstAttempt: z.int().describe('The attempt number this queueing starts at (X-Parley-Attempt)'),
 });
-
-export const wireFreshness = (f: { position: string | null; recordedAt: Date | null }) => ({
-  position: f.position,
-  recordedAt: isoOrNull(f.recordedAt),
-});

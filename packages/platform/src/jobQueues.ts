@@ -1,0 +1,22 @@
+import type { Pool, PoolClient } from './db.js';
+
+/** The schema pg-boss keeps its queues and jobs in: every PgBoss instance of Parley is made with it. */
+export const PG_BOSS_SCHEMA = 'pgboss';
+
+/**
+ * Whether pg-boss has the queue. The worker creates the queues when it starts; an API that sends a
+ * job before any worker ran answers 503 QUEUE_UNAVAILABLE rather than losing the job.
+ */
+export async function pgBossQueueExists(q: Pool | PoolClient, queue: string): Promise<boolean> {
+  const { rows } = await q.query<{ ok: boolean }>(
+    `select exists (select 1 from ${PG_BOSS_SCHEMA}.queue where name = $1) as ok`,
+    [queue],
+  );
+  return rows[0]?.ok === true;
+}
+
+/** PostgreSQL's undefined_table and invalid_schema_name: pg-boss's tables are not there yet. */
+export function isMissingRelation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '42P01' || code === '3F000';
+}
