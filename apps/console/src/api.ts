@@ -116,3 +116,23 @@ export interface Me {
   scopes: string[];
   permissions: string[];
 }
+
+/**
+ * Every row of an offset-paged list, page after page while `hasMore` (at most `maxPages` pages:
+ * `truncated` then says there were more). The last page's envelope comes back too (totals).
+ */
+export async function loadAllPages<P extends { hasMore: boolean }, T>(
+  fetchPage: (offset: number) => Promise<P>,
+  rowsOf: (page: P) => readonly T[],
+  maxPages: number,
+): Promise<{ rows: T[]; last: P | null; truncated: boolean }> {
+  const rows: T[] = [];
+  let last: P | null = null;
+  for (let page = 0; page < maxPages; page++) {
+    last = await fetchPage(rows.length);
+    const got = rowsOf(last);
+    rows.push(...got);
+    if (!last.hasMore || got.length === 0) return { rows, last, truncated: false };
+  }
+  return { rows, last, truncated: true };
+}

@@ -1,4 +1,5 @@
 import type { Query } from '../api.js';
+import { listValues } from '../lists.js';
 import type { Bucket, GroupBy } from './types.js';
 
 /**
@@ -68,17 +69,7 @@ function isoOrNull(value: string | null): string | null {
   return Number.isFinite(t) ? new Date(t).toISOString() : null;
 }
 
-/** Repeated and/or comma-separated values, trimmed, empties dropped, first occurrence kept. */
-export function listValues(values: readonly string[]): string[] {
-  const out: string[] = [];
-  for (const raw of values) {
-    for (const part of raw.split(',')) {
-      const v = part.trim();
-      if (v && !out.includes(v)) out.push(v);
-    }
-  }
-  return out;
-}
+export { listValues };
 
 /** Reads the hash query; anything unknown or malformed falls back to the default. */
 export function parseLedgerQuery(query: URLSearchParams): LedgerView {

@@ -1,5 +1,5 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
-import { type Api, ApiError } from '../api.js';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { type Api, ApiError, loadAllPages } from '../api.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { useApiData } from '../components/useApiData.js';
 import { useSession } from '../context.js';
@@ -23,6 +23,8 @@ import type {
 import { Badge, Stat } from '../sessions/ui.js';
 import { Waterfall } from '../sessions/Waterfall.js';
 
+/** While the trace loads (or failed): one array, so that what is derived from it stays put. */
+const NO_EVENTS: TraceEvent[] = [];
 const TRACE_PAGE = 200;
 const TRACE_MAX_PAGES = 50;
 
@@ -31,17 +33,12 @@ async function loadTraces(
   base: string,
   signal: AbortSignal,
 ): Promise<{ events: TraceEvent[]; truncated: boolean }> {
-  const events: TraceEvent[] = [];
-  for (let page = 0; page < TRACE_MAX_PAGES; page++) {
-    const answer = await api.get<TracesPage>(
-      `${base}/traces`,
-      { limit: TRACE_PAGE, offset: events.length },
-      { signal },
-    );
-    events.push(...answer.traces);
-    if (!answer.hasMore || answer.traces.length === 0) return { events, truncated: false };
-  }
-  return { events, truncated: true };
+  const { rows, truncated } = await loadAllPages(
+    (offset) => api.get<TracesPage>(`${base}/traces`, { limit: TRACE_PAGE, offset }, { signal }),
+    (answer) => answer.traces,
+    TRACE_MAX_PAGES,
+  );
+  return { events: rows, truncated };
 }
 
 /** Every LLM call of the session from the ledger with its payload (x-api-key only), around the trace's time. */
@@ -52,26 +49,26 @@ async function loadLedger(
   window: { from: string; to: string },
   signal: AbortSignal,
 ): Promise<LedgerCall[]> {
-  const calls: LedgerCall[] = [];
-  for (let page = 0; page < 20; page++) {
-    const answer = await api.get<LedgerPage>(
-      `/api/public/analytics/projects/${encodeURIComponent(projectId)}/llm-ledger`,
-      {
-        fromDate: window.from,
-        toDate: window.to,
-        sessionIds: [sessionId],
-        dataMode: 'full',
-        sortBy: 'timestamp',
-        sortOrder: 'asc',
-        limit: 100,
-        offset: calls.length,
-      },
-      { signal },
-    );
-    calls.push(...answer.generations);
-    if (!answer.hasMore || answer.generations.length === 0) break;
-  }
-  return calls;
+  const { rows } = await loadAllPages(
+    (offset) =>
+      api.get<LedgerPage>(
+        `/api/public/analytics/projects/${encodeURIComponent(projectId)}/llm-ledger`,
+        {
+          fromDate: window.from,
+          toDate: window.to,
+          sessionIds: [sessionId],
+          dataMode: 'full',
+          sortBy: 'timestamp',
+          sortOrder: 'asc',
+          limit: 100,
+          offset,
+        },
+        { signal },
+      ),
+    (answer) => answer.generations,
+    20,
+  );
+  return rows;
 }
 
 export function SessionDetail({
@@ -102,7 +99,7 @@ export function SessionDetail({
     api.get<{ data: SessionAnalysis }>(`${base}/analysis`, undefined, { signal }).then((r) => r.data),
   );
 
-  const events = traces.data?.events ?? [];
+  const events = traces.data?.events ?? NO_EVENTS;
   const roots = useMemo(() => buildSpanTree(events), [events]);
   const [expanded, setExpanded] = useState<Set<string>>(new Set());
   const [selectedId, setSelectedId] = useState<string | null>(null);
@@ -122,13 +119,14 @@ export function SessionDetail({
       to: new Date(Math.max(...times) + day).toISOString(),
     };
   }, [events]);
-  const wantsLedger = selected?.eventType === 'llm_call' && selected.llmCall !== null && window !== null;
-  const [ledgerKey, setLedgerKey] = useState<string | null>(null);
-  useEffect(() => {
-    if (wantsLedger && ledgerKey === null) setLedgerKey(key);
-  }, [wantsLedger, ledgerKey, key]);
-  useEffect(() => setLedgerKey(null), [key]);
-  const ledger = useApiData<LedgerCall[]>(ledgerKey, (signal) =>
+  // The payloads come from the ledger, which takes platform keys only (spec 000 §5): read it once
+  // per session, the first time an LLM call is selected, and never with a user JWT.
+  const withKey = api.credential.kind === 'api_key';
+  const wantsLedger =
+    withKey && selected?.eventType === 'llm_call' && selected.llmCall !== null && window !== null;
+  const ledgerFor = useRef<string | null>(null);
+  if (wantsLedger) ledgerFor.current = key;
+  const ledger = useApiData<LedgerCall[]>(ledgerFor.current === key ? key : null, (signal) =>
     window ? loadLedger(api, projectId, sessionId, window, signal) : Promise.resolve([]),
   );
 
@@ -259,6 +257,7 @@ export function SessionDetail({
               <div class={selected ? 'trace-body with-detail' : 'trace-body'}>
                 <Waterfall
                   events={events}
+                  roots={roots}
                   expanded={expanded}
                   onExpandedChange={setExpanded}
                   selectedId={selectedId}
@@ -267,9 +266,8 @@ export function SessionDetail({
                 {selected ? (
                   <SpanDetail
                     event={selected}
-                    ledger={
-                      selected.eventType === 'llm_call' && api.credential.kind === 'api_key' ? ledger : null
-                    }
+                    ledger={selected.eventType === 'llm_call' && withKey ? ledger : null}
+                    payloadNeedsKey={!withKey}
                     onClose={() => setSelectedId(null)}
                   />
                 ) : null}

@@ -1,4 +1,4 @@
-import type { Api } from '../api.js';
+import { type Api, loadAllPages } from '../api.js';
 import { ErrorBox, isMissingRoute } from '../components/ErrorBox.js';
 import { useApiData } from '../components/useApiData.js';
 import { formatClock, formatTime } from './format.js';
@@ -13,19 +13,17 @@ export async function loadMessages(
   sessionId: string,
   signal: AbortSignal,
 ): Promise<{ messages: Message[]; total: number; truncated: boolean }> {
-  const messages: Message[] = [];
-  let total = 0;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const answer = await api.get<MessagesPage>(
-      `/api/projects/${encodeURIComponent(projectId)}/sessions/${encodeURIComponent(sessionId)}/messages`,
-      { limit: PAGE, offset: messages.length },
-      { signal },
-    );
-    messages.push(...answer.messages);
-    total = answer.pagination.total;
-    if (!answer.hasMore || answer.messages.length === 0) return { messages, total, truncated: false };
-  }
-  return { messages, total, truncated: true };
+  const { rows, last, truncated } = await loadAllPages(
+    (offset) =>
+      api.get<MessagesPage>(
+        `/api/projects/${encodeURIComponent(projectId)}/sessions/${encodeURIComponent(sessionId)}/messages`,
+        { limit: PAGE, offset },
+        { signal },
+      ),
+    (answer) => answer.messages,
+    MAX_PAGES,
+  );
+  return { messages: rows, total: last?.pagination.total ?? 0, truncated };
 }
 
 /** The session's transcript as chat bubbles: the user on the right, the agent on the left. */

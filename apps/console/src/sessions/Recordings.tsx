@@ -52,10 +52,6 @@ export function Recordings({
     return { answer: answer.data, fetchedAt: Date.now() };
   });
   const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), 5000);
-    return () => clearInterval(t);
-  }, []);
 
   const data = result.data?.answer;
   // While the answer is retryable (a call or its media still in progress), check again with a pause.
@@ -75,6 +71,13 @@ export function Recordings({
   const expiresAt =
     result.data && lifetimes.length > 0 ? result.data.fetchedAt + Math.min(...lifetimes) * 1000 : null;
   const expired = expiresAt !== null && now >= expiresAt;
+  // The countdown ticks only while there are URLs that have not expired yet.
+  const ticking = expiresAt !== null && !expired;
+  useEffect(() => {
+    if (!ticking) return;
+    const t = setInterval(() => setNow(Date.now()), 5000);
+    return () => clearInterval(t);
+  }, [ticking]);
 
   return (
     <section class="panel recordings" aria-labelledby="rec-title">

@@ -89,14 +89,7 @@ export function SpanDetail({
               <dt>Call id</dt>
               <dd class="mono">{call.callId}</dd>
             </dl>
-            {payloadNeedsKey ? (
-              <p class="muted">
-                The prompt and response come from the LLM ledger, which needs a platform API key with
-                analytics.read.
-              </p>
-            ) : (
-              <Payload callId={call.callId} ledger={ledger} />
-            )}
+            {payloadNeedsKey ? <PayloadNeedsKey /> : <Payload callId={call.callId} ledger={ledger} />}
           </section>
         ) : (
           <p class="muted">The LLM call of this span ({event.llmCallId ?? 'no call id'}) is not recorded.</p>
@@ -112,18 +105,19 @@ export function SpanDetail({
   );
 }
 
+function PayloadNeedsKey() {
+  return (
+    <p class="muted">
+      The prompt and response come from the LLM ledger, which needs a platform API key with analytics.read.
+    </p>
+  );
+}
+
 function Payload({ callId, ledger }: { callId: string; ledger: ApiData<LedgerCall[]> | null }) {
   if (!ledger) return null;
   if (ledger.loading && !ledger.data) return <p class="muted">Loading the payload…</p>;
   if (ledger.error) {
-    if (ledger.error instanceof ApiError && ledger.error.needsApiKey) {
-      return (
-        <p class="muted">
-          The prompt and response come from the LLM ledger, which needs a platform API key with
-          analytics.read.
-        </p>
-      );
-    }
+    if (ledger.error instanceof ApiError && ledger.error.needsApiKey) return <PayloadNeedsKey />;
     return <ErrorBox error={ledger.error} what="Loading the payload" />;
   }
   const row = ledger.data?.find((g) => g.callId === callId);

@@ -1,6 +1,6 @@
 import { useMemo, useRef } from 'preact/hooks';
 import { formatMs, formatTick } from './format.js';
-import { buildSpanTree, type SpanNode, visibleRows } from './spanTree.js';
+import { type SpanNode, visibleRows } from './spanTree.js';
 import type { TraceEvent } from './types.js';
 import { barOf, ticks, timeRange } from './waterfall.js';
 
@@ -12,18 +12,20 @@ import { barOf, ticks, timeRange } from './waterfall.js';
  */
 export function Waterfall({
   events,
+  roots,
   expanded,
   onExpandedChange,
   selectedId,
   onSelect,
 }: {
   events: readonly TraceEvent[];
+  /** The span tree of `events` (buildSpanTree), built once by the screen. */
+  roots: readonly SpanNode<TraceEvent>[];
   expanded: ReadonlySet<string>;
   onExpandedChange(next: Set<string>): void;
   selectedId: string | null;
   onSelect(eventId: string): void;
 }) {
-  const roots = useMemo(() => buildSpanTree(events), [events]);
   const range = useMemo(() => timeRange(events), [events]);
   const rows = visibleRows(roots, expanded);
   const body = useRef<HTMLTableSectionElement>(null);

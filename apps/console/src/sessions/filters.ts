@@ -1,4 +1,5 @@
 import type { Query } from '../api.js';
+import { listValues } from '../lists.js';
 
 /**
  * The sessions screen's filters, kept in the hash query so a view can be shared (ids and filters
@@ -92,16 +93,7 @@ function isDay(value: string): boolean {
 }
 
 /** `a,b` and repeated parameters both give lists; entries trimmed, empties and duplicates dropped. */
-function list(query: URLSearchParams, name: string): string[] {
-  const out: string[] = [];
-  for (const raw of query.getAll(name)) {
-    for (const part of raw.split(',')) {
-      const v = part.trim();
-      if (v && !out.includes(v)) out.push(v);
-    }
-  }
-  return out;
-}
+const list = (query: URLSearchParams, name: string): string[] => listValues(query.getAll(name));
 
 function int(value: string | null, min: number, max: number, fallback: number): number {
   if (value === null || !/^\d+$/.test(value)) return fallback;
@@ -223,11 +215,4 @@ export function formatDimensions(dimensions: ReadonlyArray<readonly [string, str
 }
 
 /** Comma-separated text box → list (trimmed, no empties, no duplicates). */
-export function parseList(text: string): string[] {
-  const out: string[] = [];
-  for (const part of text.split(',')) {
-    const v = part.trim();
-    if (v && !out.includes(v)) out.push(v);
-  }
-  return out;
-}
+export const parseList = (text: string): string[] => listValues([text]);
