@@ -48,10 +48,15 @@ export async function projectionStatus(
   pool: Pool,
   store: EventStore,
   projections: readonly Projection[],
-  options: { cap?: number; includeRetired?: boolean } = {},
+  options: {
+    cap?: number;
+    includeRetired?: boolean;
+    /** The log's head when the caller has read it already (the lag is measured against it). */
+    head?: LogHead | null;
+  } = {},
 ): Promise<ProjectionStatus[]> {
   const cap = options.cap ?? DEFAULT_LAG_CAP;
-  const head = await store.head();
+  const head = options.head !== undefined ? options.head : await store.head();
   const out: ProjectionStatus[] = [];
   for (const projection of projections) {
     const registered = await readRegistry(pool, projection.name);

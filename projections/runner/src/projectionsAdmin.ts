@@ -42,7 +42,8 @@ export function createProjectionsAdmin(deps: {
     has: known,
     async overview() {
       const head = await deps.store.head();
-      const statuses = await projectionStatus(deps.pool, deps.store, deps.projections);
+      // One head for the answer and for every lag in it.
+      const statuses = await projectionStatus(deps.pool, deps.store, deps.projections, { head });
       const rebuilds = await latestRebuilds(
         deps.pool,
         statuses.map((s) => s.name),
