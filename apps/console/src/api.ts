@@ -3,6 +3,12 @@ import type { Credential } from './credential.js';
 export type QueryValue = string | number | boolean | readonly string[] | null | undefined;
 export type Query = Record<string, QueryValue>;
 
+/** The read model's freshness of a page (docs/api.md "The freshness field"). */
+export interface Freshness {
+  position: string | null;
+  recordedAt: string | null;
+}
+
 /** An answer that was not 2xx, with the spec's envelope fields when the body had them. */
 export class ApiError extends Error {
   constructor(
@@ -36,6 +42,13 @@ export function queryString(query: Query | undefined): string {
   }
   const s = params.toString();
   return s ? `?${s}` : '';
+}
+
+/** True when the server has no such route yet (a console newer than its API): a plain 404. */
+export function isMissingRoute(error: unknown): boolean {
+  return (
+    error instanceof ApiError && error.status === 404 && (error.code === null || error.code === 'NOT_FOUND')
+  );
 }
 
 function describe(status: number, body: unknown): { code: string | null; message: string } {

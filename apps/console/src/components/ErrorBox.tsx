@@ -34,10 +34,3 @@ export function ErrorBox({
     </div>
   );
 }
-
-/** True when the server has no such route yet (a console newer than its API): a plain 404. */
-export function isMissingRoute(error: unknown): boolean {
-  return (
-    error instanceof ApiError && error.status === 404 && (error.code === null || error.code === 'NOT_FOUND')
-  );
-}

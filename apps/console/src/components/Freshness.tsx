@@ -1,9 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-
-export interface FreshnessValue {
-  position: string | null;
-  recordedAt: string | null;
-}
+import type { Freshness as FreshnessValue } from '../api.js';
 
 function ago(iso: string, now: number): string {
   const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));

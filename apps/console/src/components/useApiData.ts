@@ -8,11 +8,23 @@ export interface ApiData<T> {
   reload(): void;
 }
 
+export interface ApiDataOptions {
+  /**
+   * Keep the last answer (and the last error) shown while a new key loads, so a changed filter does
+   * not flicker; a failure still drops the data. Without it, a new key starts empty.
+   */
+  keepStale?: boolean;
+}
+
 /**
  * Runs `load` when `key` changes (and on reload), aborting the previous request; the latest answer
  * wins. `key` null means "do not load".
  */
-export function useApiData<T>(key: string | null, load: (signal: AbortSignal) => Promise<T>): ApiData<T> {
+export function useApiData<T>(
+  key: string | null,
+  load: (signal: AbortSignal) => Promise<T>,
+  { keepStale = false }: ApiDataOptions = {},
+): ApiData<T> {
   const [state, setState] = useState<{ data: T | null; error: unknown; loading: boolean }>({
     data: null,
     error: null,
@@ -27,14 +39,16 @@ export function useApiData<T>(key: string | null, load: (signal: AbortSignal) =>
     const controller = new AbortController();
     const sameKey = lastKey.current === key;
     lastKey.current = key;
-    setState((s) => ({ data: sameKey ? s.data : null, error: null, loading: true }));
+    setState((s) =>
+      keepStale ? { ...s, loading: true } : { data: sameKey ? s.data : null, error: null, loading: true },
+    );
     loadRef.current(controller.signal).then(
       (data) => {
         if (!controller.signal.aborted) setState({ data, error: null, loading: false });
       },
       (error) => {
         if (!controller.signal.aborted)
-          setState((s) => ({ data: sameKey ? s.data : null, error, loading: false }));
+          setState((s) => ({ data: sameKey && !keepStale ? s.data : null, error, loading: false }));
       },
     );
     return () => controller.abort();

@@ -1,38 +1,12 @@
 import { type ComponentChildren, Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { formatCost, formatInt, formatMs, formatUtc } from '../charts/format.js';
+import { SortHeader } from '../components/SortHeader.js';
 import { href } from '../router.js';
-import { ariaSort, type LedgerView, type SortBy } from './filters.js';
+import type { LedgerView, SortBy } from './filters.js';
 import type { Generation, LedgerPage } from './types.js';
 
 const COLUMNS = 10;
-
-function SortHeader({
-  view,
-  field,
-  label,
-  numeric,
-  onSort,
-}: {
-  view: LedgerView;
-  field: SortBy;
-  label: string;
-  numeric?: boolean;
-  onSort(field: SortBy): void;
-}) {
-  const sort = ariaSort(view, field);
-  const arrow = sort === 'ascending' ? '▲' : sort === 'descending' ? '▼' : '↕';
-  return (
-    <th scope="col" class={numeric ? 'num' : undefined} aria-sort={sort}>
-      <button type="button" class="sort" onClick={() => onSort(field)}>
-        {label}
-        <span class={sort === 'none' ? 'sort-arrow idle' : 'sort-arrow'} aria-hidden="true">
-          {arrow}
-        </span>
-      </button>
-    </th>
-  );
-}
 
 function Detail({
   g,
@@ -138,6 +112,7 @@ export function LedgerTable({
     setOpen(next);
   };
   const rows = page?.generations ?? [];
+  const sort = { sortBy: view.sortBy, sortOrder: view.sortOrder, onSort };
   const first = rows.length ? view.offset + 1 : 0;
   const last = view.offset + rows.length;
   return (
@@ -161,15 +136,15 @@ export function LedgerTable({
               <th scope="col" class="expand-col">
                 <span class="visually-hidden">Details</span>
               </th>
-              <SortHeader view={view} field="timestamp" label="Time (UTC)" onSort={onSort} />
+              <SortHeader field="timestamp" label="Time (UTC)" {...sort} />
               <th scope="col">Model</th>
               <th scope="col">Provider</th>
               <th scope="col">Agent</th>
               <th scope="col">Source</th>
               <th scope="col">Status</th>
-              <SortHeader view={view} field="totalTokens" label="Tokens" numeric onSort={onSort} />
-              <SortHeader view={view} field="latencyMs" label="Latency" numeric onSort={onSort} />
-              <SortHeader view={view} field="cost" label="Cost" numeric onSort={onSort} />
+              <SortHeader field="totalTokens" label="Tokens" numeric {...sort} />
+              <SortHeader field="latencyMs" label="Latency" numeric {...sort} />
+              <SortHeader field="cost" label="Cost" numeric {...sort} />
             </tr>
           </thead>
           <tbody>

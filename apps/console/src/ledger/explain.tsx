@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import type { ApiError } from '../api.js';
+import { type ApiError, isMissingRoute } from '../api.js';
 
 /** Advice for the analytics API's refusals (docs/api.md "Errors"). */
 export function explainAnalyticsError(error: ApiError): ComponentChildren | null {
@@ -24,7 +24,7 @@ export function explainAnalyticsError(error: ApiError): ComponentChildren | null
   if (error.code === 'PROJECT_NOT_FOUND') {
     return <p>This key is not bound to this project: pick another project or sign in with its key.</p>;
   }
-  if (error.status === 404) {
+  if (isMissingRoute(error)) {
     return <p>This server does not offer this API yet (an older Parley): upgrade the server.</p>;
   }
   if (error.code === 'RATE_LIMIT_EXCEEDED') {

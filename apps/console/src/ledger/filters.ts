@@ -1,4 +1,5 @@
 import type { Query } from '../api.js';
+import { nextSortOrder, type SortOrder } from '../components/SortHeader.js';
 import { listValues } from '../lists.js';
 import type { Bucket, GroupBy } from './types.js';
 
@@ -10,7 +11,7 @@ export const RANGES = ['1h', '6h', '24h', '7d', '30d', 'custom'] as const;
 export type Range = (typeof RANGES)[number];
 export const SORT_FIELDS = ['timestamp', 'latencyMs', 'cost', 'totalTokens'] as const;
 export type SortBy = (typeof SORT_FIELDS)[number];
-export type SortOrder = 'asc' | 'desc';
+export type { SortOrder };
 export const GROUP_BYS: readonly GroupBy[] = ['model', 'provider', 'source'];
 export const BUCKETS: readonly (Bucket | 'auto')[] = ['auto', 'minute', 'hour', 'day'];
 export const STATUSES = ['', 'success', 'failed'] as const;
@@ -155,18 +156,10 @@ export function statsApiQuery(view: LedgerView, window: Window): Query {
   };
 }
 
-/** Clicking a sortable header: the same column flips its order, another starts descending. */
+/** Clicking a sortable header (the rule of SortHeader), back to the first page. */
 export function nextSort(
   view: LedgerView,
   field: SortBy,
 ): Pick<LedgerView, 'sortBy' | 'sortOrder' | 'offset'> {
-  if (view.sortBy === field)
-    return { sortBy: field, sortOrder: view.sortOrder === 'desc' ? 'asc' : 'desc', offset: 0 };
-  return { sortBy: field, sortOrder: 'desc', offset: 0 };
-}
-
-/** `aria-sort` of a column header. */
-export function ariaSort(view: LedgerView, field: SortBy): 'ascending' | 'descending' | 'none' {
-  if (view.sortBy !== field) return 'none';
-  return view.sortOrder === 'asc' ? 'ascending' : 'descending';
+  return { sortBy: field, sortOrder: nextSortOrder(view.sortBy, view.sortOrder, field), offset: 0 };
 }

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ariaSortOf } from '../components/SortHeader.js';
 import { href, parseRoute } from '../router.js';
 import {
-  ariaSort,
   BUCKETS,
   DEFAULT_VIEW,
   GROUP_BYS,
@@ -171,8 +171,11 @@ describe('sorting', () => {
         if (view.sortBy === field) expect(next.sortOrder).not.toBe(view.sortOrder);
         else expect(next.sortOrder).toBe('desc');
         const after = { ...view, ...next };
-        expect(ariaSort(after, field)).toBe(next.sortOrder === 'asc' ? 'ascending' : 'descending');
-        for (const other of SORT_FIELDS) if (other !== field) expect(ariaSort(after, other)).toBe('none');
+        expect(ariaSortOf(after.sortBy, after.sortOrder, field)).toBe(
+          next.sortOrder === 'asc' ? 'ascending' : 'descending',
+        );
+        for (const other of SORT_FIELDS)
+          if (other !== field) expect(ariaSortOf(after.sortBy, after.sortOrder, other)).toBe('none');
       }),
     );
   });

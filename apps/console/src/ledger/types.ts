@@ -1,3 +1,5 @@
+import type { Freshness } from '../api.js';
+
 /** One call record of GET …/llm-ledger (docs/api.md "llm-ledger Response 200"). */
 export interface Generation {
   id: string;
@@ -31,11 +33,6 @@ export interface Generation {
   statusCode: number;
   payloadState: 'available' | 'not_stored' | 'too_large' | string;
   payload?: { prompt: unknown; response: unknown };
-}
-
-export interface Freshness {
-  position: string | null;
-  recordedAt: string | null;
 }
 
 export interface LedgerPage {

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import type { ApiError } from '../api.js';
+import { type ApiError, isMissingRoute } from '../api.js';
 
 /** Advice for the projections admin API's refusals (issue 10 contract E). */
 export function explainProjectionsError(error: ApiError): ComponentChildren | null {
@@ -21,7 +21,7 @@ export function explainProjectionsError(error: ApiError): ComponentChildren | nu
       </p>
     );
   }
-  if (error.status === 404 && !error.code) {
+  if (isMissingRoute(error)) {
     return <p>This server does not offer the projections API yet (an older Parley): upgrade the server.</p>;
   }
   if (error.code === 'PROJECTION_NOT_FOUND') {

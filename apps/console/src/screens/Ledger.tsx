@@ -2,6 +2,7 @@ import { useMemo, useState } from 'preact/hooks';
 import '../ledger/ledger.css';
 import { formatUtc } from '../charts/format.js';
 import { ApiProblem } from '../components/ApiProblem.js';
+import { useApiData } from '../components/useApiData.js';
 import { useSession } from '../context.js';
 import { explainAnalyticsError } from '../ledger/explain.js';
 import {
@@ -19,7 +20,6 @@ import { ChartControls, LedgerCharts } from '../ledger/LedgerCharts.js';
 import { LedgerFilters } from '../ledger/LedgerFilters.js';
 import { LedgerTable } from '../ledger/LedgerTable.js';
 import type { LedgerPage, LedgerStats } from '../ledger/types.js';
-import { useResource } from '../ledger/useResource.js';
 import { href, navigate } from '../router.js';
 
 /**
@@ -42,11 +42,15 @@ export function Ledger({ projectId, query }: { projectId: string; query: URLSear
 
   const pageQuery = ledgerApiQuery(view, win);
   const statsQuery = statsApiQuery(view, win);
-  const page = useResource(JSON.stringify([base, pageQuery, tick]), (signal) =>
-    api.get<LedgerPage>(base, pageQuery, { signal }),
+  const page = useApiData(
+    JSON.stringify([base, pageQuery, tick]),
+    (signal) => api.get<LedgerPage>(base, pageQuery, { signal }),
+    { keepStale: true },
   );
-  const stats = useResource(JSON.stringify([base, statsQuery, tick]), (signal) =>
-    api.get<LedgerStats>(`${base}/stats`, statsQuery, { signal }),
+  const stats = useApiData(
+    JSON.stringify([base, statsQuery, tick]),
+    (signal) => api.get<LedgerStats>(`${base}/stats`, statsQuery, { signal }),
+    { keepStale: true },
   );
 
   const suggestions = useMemo(() => {

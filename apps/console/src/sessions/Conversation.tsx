@@ -1,5 +1,5 @@
-import { type Api, loadAllPages } from '../api.js';
-import { ErrorBox, isMissingRoute } from '../components/ErrorBox.js';
+import { type Api, isMissingRoute, loadAllPages } from '../api.js';
+import { ErrorBox } from '../components/ErrorBox.js';
 import { useApiData } from '../components/useApiData.js';
 import { formatClock, formatTime } from './format.js';
 import type { Message, MessagesPage } from './types.js';

@@ -1,9 +1,6 @@
 /** The API shapes the session screens read (docs/api.md, docs/traces.md, /work/notes/issue10.md). */
 
-export interface Freshness {
-  position: string | null;
-  recordedAt: string | null;
-}
+import type { Freshness } from '../api.js';
 
 export interface SessionSummary {
   id: string;
@@ -166,28 +163,8 @@ export interface SessionAnalysis {
   rules?: Record<string, unknown>;
 }
 
-export interface LedgerCall {
-  id: string;
-  callId: string;
-  model: string;
-  provider: string;
-  agentName: string;
-  status: string;
-  statusCode: number;
-  timestamp: string;
-  source: string;
-  sourceSubtype: string;
-  sourceSubtypeLabel?: string;
-  payloadState: 'available' | 'not_stored' | 'too_large';
-  payload?: { prompt: unknown; response: unknown };
-}
-
-export interface LedgerPage {
-  success: true;
-  total: number;
-  hasMore: boolean;
-  generations: LedgerCall[];
-}
+/** GET …/llm-ledger as the session screens read it: the ledger screen's shapes. */
+export type { Generation as LedgerCall, LedgerPage } from '../ledger/types.js';
 
 export interface RecordingFile {
   recordingId: string;
