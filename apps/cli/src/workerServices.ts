@@ -62,12 +62,13 @@ export function workerChannels(system: System): ChannelsWorkOptions | undefined 
   const runtime = runtimeOf(system);
   const allowlist = callbackAllowlistOf(system.config);
   const retryScheduleSeconds = callbackRetryScheduleOf(system.config);
+  // URLs clients give (A2A push notifications, HTTP async callbacks) never reach private, loopback or
+  // link-local addresses unless HTTP_ASYNC_CALLBACK_ALLOWLIST permits them; checked at every request.
+  const callbackFetch = createGuardedFetch({ allowlist });
   return {
     adapters: createChannelAdapters({
       pool: system.pool,
-      // URLs clients give (A2A push notifications) never reach private, loopback or link-local
-      // addresses unless HTTP_ASYNC_CALLBACK_ALLOWLIST permits them.
-      callbackFetch: createGuardedFetch({ allowlist }),
+      callbackFetch,
     }),
     // HTTP async: submitted messages' turns and their callbacks, to the subscriptions' URLs checked
     // again at every attempt against the same allowlist.
@@ -75,7 +76,7 @@ export function workerChannels(system: System): ChannelsWorkOptions | undefined 
       subscriptions: createSubscriptionStore(system.pool, keyring, {
         checkUrl: (url) => checkCallbackUrl(url, { allowlist }),
       }),
-      fetch: createGuardedFetch({ allowlist }),
+      fetch: callbackFetch,
       retryScheduleSeconds,
     },
     connections: createConnectionStore(system.pool, keyring),

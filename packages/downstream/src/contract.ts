@@ -28,11 +28,14 @@ export function subjectToken(value: string | undefined): string {
   return out;
 }
 
-/** `parley.<tenantId>.<projectId>.<eventType>` (tokens as subjectToken makes them). */
-export function subjectOf(event: Pick<RecordedEvent, 'type' | 'metadata'>): string {
+/** `<prefix>.<tenantId>.<projectId>.<eventType>` (prefix default `parley`; tokens as subjectToken makes them). */
+export function subjectOf(
+  event: Pick<RecordedEvent, 'type' | 'metadata'>,
+  prefix: string = SUBJECT_PREFIX,
+): string {
   const tenant = typeof event.metadata.tenantId === 'string' ? event.metadata.tenantId : undefined;
   const project = typeof event.metadata.projectId === 'string' ? event.metadata.projectId : undefined;
-  return [SUBJECT_PREFIX, subjectToken(tenant), subjectToken(project), subjectToken(event.type)].join('.');
+  return [prefix, subjectToken(tenant), subjectToken(project), subjectToken(event.type)].join('.');
 }
 
 const decimal = z.string().regex(/^\d+$/);

@@ -7,7 +7,7 @@ import {
   type Position,
   type RecordedEvent,
 } from '@parley/eventstore';
-import type { Logger, Pool } from '@parley/platform';
+import { abortableSleep, type Logger, type Pool } from '@parley/platform';
 import { readCheckpoint, writeCheckpoint } from './checkpoints.js';
 import { subjectOf, toPublishedEvent } from './contract.js';
 import { ensureStream, type StreamSettings } from './stream.js';
@@ -53,18 +53,6 @@ interface InFlight {
   event: RecordedEvent;
   ack: Promise<unknown>;
 }
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 /**
  * The relay (docs/downstream.md): reads the log after its checkpoint and publishes every event to
@@ -218,7 +206,7 @@ export function createNatsRelay(options: NatsRelayOptions): NatsRelay {
           },
           'NATS relay paused',
         );
-        await sleep(backoff, stopping.signal);
+        await abortableSleep(backoff, stopping.signal);
         backoff = Math.min(backoff * 2, backoffMax);
       }
     }

@@ -52,7 +52,7 @@ export async function openReplayPublisher(options: ReplayPublisherOptions): Prom
   return {
     async publish(event) {
       if (failure !== undefined) throw failure;
-      const subject = prefix + subjectOf(event).slice(SUBJECT_PREFIX.length);
+      const subject = subjectOf(event, prefix);
       const msgID = options.msgIdSuffix ? `${event.eventId}:${options.msgIdSuffix}` : event.eventId;
       const pending = js.publish(subject, JSON.stringify(toPublishedEvent(event)), {
         msgID,

@@ -78,12 +78,3 @@ function isStreamNotFound(err: unknown): boolean {
     /stream not found/i.test(String(e?.message ?? ''))
   );
 }
-
-/** `30d`, `12h`, `15m`, `90s`, `500ms` or a bare number of milliseconds → milliseconds. */
-export function parseDurationMs(value: string): number {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(value);
-  if (match === null) throw new Error(`expected a duration like 30d, 12h, 15m, 90s or 500ms, got "${value}"`);
-  const n = Number(match[1]);
-  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] ?? 'ms'] as number;
-  return Math.round(n * unit);
-}

@@ -5,6 +5,7 @@ export {
   type LogTransaction,
   logTransactionOn,
   withLogTransaction,
+  withLogTransactionOn,
 } from './logTransaction.js';
 export { eventStoreMigrations } from './migrations.js';
 export {

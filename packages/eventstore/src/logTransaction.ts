@@ -53,6 +53,28 @@ export async function logTransactionOn<T>(
 }
 
 /**
+ * Runs `fn` in one database transaction (begin, commit; rollback on error) on `client`, its appends
+ * committing with it (logTransactionOn). The caller owns `client` (connects and releases it).
+ */
+export async function withLogTransactionOn<T>(
+  client: PoolClient,
+  store: EventStore,
+  fn: (tx: LogTransaction) => Promise<T>,
+): Promise<T> {
+  return logTransactionOn(client, store, async (tx) => {
+    await client.query('begin');
+    try {
+      const value = await fn(tx);
+      await client.query('commit');
+      return value;
+    } catch (err) {
+      await client.query('rollback').catch(() => {});
+      throw err;
+    }
+  });
+}
+
+/**
  * Runs `fn` in one database transaction on a client of `pool`, its appends committing with it
  * (logTransactionOn): rows, pg-boss jobs (pg-boss's `db` option on `tx.client`) and events all
  * happen or none does.
@@ -64,17 +86,7 @@ export async function withLogTransaction<T>(
 ): Promise<T> {
   const client = await pool.connect();
   try {
-    return await logTransactionOn(client, store, async (tx) => {
-      await client.query('begin');
-      try {
-        const value = await fn(tx);
-        await client.query('commit');
-        return value;
-      } catch (err) {
-        await client.query('rollback').catch(() => {});
-        throw err;
-      }
-    });
+    return await withLogTransactionOn(client, store, fn);
   } finally {
     client.release();
   }

@@ -17,8 +17,14 @@ export {
   startEmbeddedPostgres,
 } from './embeddedPostgres.js';
 export { ParleyError } from './errors.js';
-export { newId } from './ids.js';
-export { isMissingRelation, PG_BOSS_SCHEMA, pgBossQueueExists } from './jobQueues.js';
+export { derivedUuid, newId } from './ids.js';
+export {
+  ensureQueue,
+  isMissingRelation,
+  PG_BOSS_SCHEMA,
+  pgBossQueueExists,
+  type QueueAdmin,
+} from './jobQueues.js';
 export { createLogger, type Logger, type LoggerSettings, redactedPaths, silentLogger } from './logger.js';
 export {
   loadMigrationSet,
@@ -28,3 +34,4 @@ export {
   migrate,
   pendingMigrations,
 } from './migrations.js';
+export { abortableSleep } from './timers.js';

@@ -20,3 +20,28 @@ export function isMissingRelation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === '42P01' || code === '3F000';
 }
+
+/** What ensureQueue needs of a pg-boss instance (PgBoss satisfies it). */
+export interface QueueAdmin<Policy> {
+  getQueue(name: string): Promise<unknown>;
+  createQueue(name: string, policy: Policy): Promise<void>;
+  updateQueue(name: string, policy: Policy): Promise<void>;
+}
+
+/** Creates the queue, or updates its policy when it exists (several workers may start at once). */
+export async function ensureQueue<Policy>(
+  boss: QueueAdmin<Policy>,
+  name: string,
+  policy: Policy,
+): Promise<void> {
+  if (await boss.getQueue(name)) {
+    await boss.updateQueue(name, policy);
+    return;
+  }
+  try {
+    await boss.createQueue(name, policy);
+  } catch (err) {
+    // Another worker created it at the same moment.
+    if (!(await boss.getQueue(name))) throw err;
+  }
+}

@@ -1,6 +1,6 @@
 import { addRoute, errorResponses } from '@parley/http';
 import { callbackParams, type RecordingStatusOutcome, type RecordingStatusRequest } from '@parley/telephony';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 
 export interface VoiceRouteOptions {
@@ -20,6 +20,23 @@ export function signedUrlOf(request: FastifyRequest, publicBaseUrl: string | und
   const base = publicBaseUrl ? publicBaseUrl.replace(/\/+$/, '') : `${request.protocol}://${request.host}`;
   return `${base}${request.url}`;
 }
+
+/** Parses application/x-www-form-urlencoded bodies into URLSearchParams, in the calling plugin only. */
+export function parseFormBodies(app: FastifyInstance): void {
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string' },
+    (_request, body, done) => {
+      done(null, new URLSearchParams(body as string));
+    },
+  );
+}
+
+/** The form parameters of a provider callback (none when the body was not a form). */
+export const paramsOf = (request: FastifyRequest) =>
+  request.body instanceof URLSearchParams
+    ? callbackParams(request.body)
+    : callbackParams(new URLSearchParams());
 
 const callbackBody = z
   .object({
@@ -55,13 +72,7 @@ const callbackReply = z.object({
  * recording-status callback. Form bodies are parsed here only (encapsulated to this plugin).
  */
 export const voiceRoutes: FastifyPluginAsync<VoiceRouteOptions> = async (app, options) => {
-  app.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string' },
-    (_request, body, done) => {
-      done(null, new URLSearchParams(body as string));
-    },
-  );
+  parseFormBodies(app);
 
   addRoute(app, {
     method: 'POST',
@@ -85,10 +96,7 @@ export const voiceRoutes: FastifyPluginAsync<VoiceRouteOptions> = async (app, op
       415: errorResponses.standard,
     },
     handler: async (request) => {
-      const params =
-        request.body instanceof URLSearchParams
-          ? callbackParams(request.body)
-          : callbackParams(new URLSearchParams());
+      const params = paramsOf(request);
       const signature = request.headers['x-twilio-signature'];
       const outcome = await options.recordingStatus({
         url: signedUrlOf(request, options.publicBaseUrl),

@@ -1,5 +1,5 @@
 import type { EventStore } from '@parley/eventstore';
-import type { Logger, Pool } from '@parley/platform';
+import { ensureQueue, type Logger, type Pool, withTransaction } from '@parley/platform';
 import {
   activeRebuilds,
   markRebuildCompleted,
@@ -69,18 +69,10 @@ export function createProjectionRebuildWork(
     startAfter: number,
     previous: 'queued' | 'running',
   ): Promise<void> => {
-    const client = await base.pool.connect();
-    try {
-      await client.query('begin');
+    await withTransaction(base.pool, async (client) => {
       if (previous === 'queued') await markRebuildQueued(client, data.rebuildId);
       if (boss) await sendRebuildJob(client, boss, data, { startAfter });
-      await client.query('commit');
-    } catch (err) {
-      await client.query('rollback').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   };
 
   const run = async (data: RebuildJobData): Promise<void> => {
@@ -179,7 +171,10 @@ export function createProjectionRebuildWork(
       boss = started;
       started.on('error', (err) => logger.error({ err }, 'projection rebuild queue error'));
       await started.start();
-      await ensureQueue(started);
+      await ensureQueue(started, PROJECTION_REBUILD_QUEUE, {
+        name: PROJECTION_REBUILD_QUEUE,
+        ...QUEUE_POLICY,
+      });
       await resumeOrphans(started);
       await started.work<RebuildJobData>(
         PROJECTION_REBUILD_QUEUE,
@@ -196,18 +191,4 @@ export function createProjectionRebuildWork(
       boss = null;
     },
   };
-}
-
-/** Creates the queue, or updates its policy (several workers may start at once). */
-async function ensureQueue(boss: PgBoss): Promise<void> {
-  const policy = { name: PROJECTION_REBUILD_QUEUE, ...QUEUE_POLICY };
-  if (await boss.getQueue(PROJECTION_REBUILD_QUEUE)) {
-    await boss.updateQueue(PROJECTION_REBUILD_QUEUE, policy);
-    return;
-  }
-  try {
-    await boss.createQueue(PROJECTION_REBUILD_QUEUE, policy);
-  } catch (err) {
-    if (!(await boss.getQueue(PROJECTION_REBUILD_QUEUE))) throw err;
-  }
 }

@@ -3,7 +3,7 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { recordingStream, toAppend } from '@parley/events';
 import type { EventStore } from '@parley/eventstore';
 import { type MediaStorage, recordingMediaKey } from '@parley/media';
-import type { Logger } from '@parley/platform';
+import { ensureQueue, type Logger } from '@parley/platform';
 import type { TelephonyAccountSecrets } from '@parley/telephony';
 import type PgBoss from 'pg-boss';
 import { fileOutcomeEventId } from './eventIds.js';
@@ -279,16 +279,7 @@ export async function ensureMediaFetchQueue(boss: PgBoss, options: MediaFetchOpt
     retryBackoff: true,
     expireInSeconds: options.expireInSeconds,
   };
-  if (await boss.getQueue(MEDIA_FETCH_QUEUE)) {
-    await boss.updateQueue(MEDIA_FETCH_QUEUE, policy);
-    return;
-  }
-  try {
-    await boss.createQueue(MEDIA_FETCH_QUEUE, policy);
-  } catch (err) {
-    // Another worker created it at the same moment.
-    if (!(await boss.getQueue(MEDIA_FETCH_QUEUE))) throw err;
-  }
+  await ensureQueue(boss, MEDIA_FETCH_QUEUE, policy);
 }
 
 /** Ensures the queue and starts working it. */

@@ -86,6 +86,25 @@ export async function processHttpAsyncCallbackJob(
   // last attempt's error (for a dead letter without an attempt of its own).
   const attemptedId = httpAsyncEventId('attempted', deliveryId, attempt);
   const deadLetteredId = httpAsyncEventId('dead-lettered', deliveryId, attempt);
+  /** This attempt's HttpAsyncCallbackDeadLettered event, with the last failure's error and status if any. */
+  const deadLettered = (
+    reason: 'attempts_exhausted' | 'subscription_deleted' | 'subscription_paused',
+    attempts: number,
+    lastFailure: { error?: string | undefined; status?: number | undefined } | undefined,
+  ) =>
+    toAppend(
+      'HttpAsyncCallbackDeadLettered',
+      {
+        ...scope,
+        reason,
+        attempts,
+        ...(lastFailure?.error === undefined ? {} : { lastError: lastFailure.error }),
+        ...(lastFailure?.status === undefined ? {} : { lastStatus: lastFailure.status }),
+        deadLetteredAt: now().toISOString(),
+      },
+      metadata,
+      deadLetteredId,
+    );
   let last: { error?: string; status?: number } | undefined;
   for await (const event of deps.store.readStream(stream)) {
     if (event.eventId === attemptedId || event.eventId === deadLetteredId)
@@ -103,21 +122,7 @@ export async function processHttpAsyncCallbackJob(
   if (subscription === null || subscription.status !== 'active') {
     const reason = subscription === null ? 'subscription_deleted' : 'subscription_paused';
     await withLogTransaction(deps.pool, deps.store, (tx) =>
-      tx.append(stream, [
-        toAppend(
-          'HttpAsyncCallbackDeadLettered',
-          {
-            ...scope,
-            reason,
-            attempts: attempt - 1,
-            ...(last?.error === undefined ? {} : { lastError: last.error }),
-            ...(last?.status === undefined ? {} : { lastStatus: last.status }),
-            deadLetteredAt: now().toISOString(),
-          },
-          metadata,
-          deadLetteredId,
-        ),
-      ]),
+      tx.append(stream, [deadLettered(reason, attempt - 1, last)]),
     );
     log.info({ reason }, 'http async callback dead-lettered');
     return { outcome: 'dead_lettered', reason };
@@ -208,22 +213,7 @@ export async function processHttpAsyncCallbackJob(
       });
       return;
     }
-    await tx.append(stream, [
-      attempted,
-      toAppend(
-        'HttpAsyncCallbackDeadLettered',
-        {
-          ...scope,
-          reason: 'attempts_exhausted',
-          attempts: attempt,
-          ...(error === undefined ? {} : { lastError: error }),
-          ...(status === undefined ? {} : { lastStatus: status }),
-          deadLetteredAt: now().toISOString(),
-        },
-        metadata,
-        deadLetteredId,
-      ),
-    ]);
+    await tx.append(stream, [attempted, deadLettered('attempts_exhausted', attempt, { error, status })]);
   });
 
   if (result === 'delivered') {

@@ -1,5 +1,10 @@
 import { httpAsyncStream, toAppend } from '@parley/events';
-import { type EventStore, type LogTransaction, logTransactionOn } from '@parley/eventstore';
+import {
+  type EventStore,
+  type LogTransaction,
+  logTransactionOn,
+  withLogTransactionOn,
+} from '@parley/eventstore';
 import type { Logger, Pool } from '@parley/platform';
 import type PgBoss from 'pg-boss';
 import {
@@ -56,18 +61,6 @@ export interface HttpAsyncWorkerDeps {
 
 export const scheduleOf = (deps: Pick<HttpAsyncWorkerDeps, 'retryScheduleSeconds'>): readonly number[] =>
   deps.retryScheduleSeconds ?? DEFAULT_CALLBACK_RETRY_SCHEDULE_SECONDS;
-
-/** begin, `fn`, commit (rollback on error) on `tx.client`. */
-async function inTransaction(tx: LogTransaction, fn: () => Promise<void>): Promise<void> {
-  await tx.client.query('begin');
-  try {
-    await fn();
-    await tx.client.query('commit');
-  } catch (err) {
-    await tx.client.query('rollback').catch(() => {});
-    throw err;
-  }
-}
 
 export type HttpAsyncTurnOutcome = 'answered' | 'failed' | 'already_answered';
 
@@ -204,10 +197,8 @@ export async function processHttpAsyncTurnJob(
     );
     const knownSession = mapped.rows[0]?.session_id ?? null;
 
-    await logTransactionOn(lockClient, deps.store, (tx) =>
-      inTransaction(tx, () =>
-        queueStatus(tx, { status: 'processing', sessionId: knownSession, occurredAt: now() }),
-      ),
+    await withLogTransactionOn(lockClient, deps.store, (tx) =>
+      queueStatus(tx, { status: 'processing', sessionId: knownSession, occurredAt: now() }),
     );
 
     let result: ChannelTurnResult;

@@ -1,5 +1,5 @@
+import { ensureQueue } from '@parley/platform';
 import type PgBoss from 'pg-boss';
-import { ensureQueue } from '../inbound/jobs.js';
 import { processHttpAsyncCallbackJob } from './delivery.js';
 import {
   HTTP_ASYNC_CALLBACK_QUEUE,

@@ -5,6 +5,11 @@ import { deliveryEventId, derivedUuid, inboundJobId, sendJobId } from './ids.js'
 const UUID_V8 = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe('derived ids', () => {
+  // Pinned before derivedUuid moved to @parley/platform: ids already in logs must not change.
+  it('keep the parley-channels namespace', () => {
+    expect(inboundJobId('conn-1', 'msg-1')).toBe('8241d9fd-5733-8475-9be7-ee2dcbd24113');
+  });
+
   it('are version-8 UUIDs, the same for the same inputs', () => {
     fc.assert(
       fc.property(fc.string(), fc.string(), (kind, key) => {

@@ -1,4 +1,4 @@
-import { PG_BOSS_SCHEMA, type Pool } from '@parley/platform';
+import { ensureQueue, PG_BOSS_SCHEMA, type Pool } from '@parley/platform';
 import PgBoss from 'pg-boss';
 import type { NormalizedMessage, OutgoingReply } from '../types.js';
 
@@ -70,20 +70,6 @@ export function createChannelJobQueue(pool: Pool): PgBoss {
     db: { executeSql: (text, values) => pool.query(text, values) },
     schema: PG_BOSS_SCHEMA,
   });
-}
-
-/** Creates the queue, or updates its policy when it exists (several workers may start at once). */
-export async function ensureQueue(boss: PgBoss, name: string, policy: PgBoss.Queue): Promise<void> {
-  if (await boss.getQueue(name)) {
-    await boss.updateQueue(name, policy);
-    return;
-  }
-  try {
-    await boss.createQueue(name, policy);
-  } catch (err) {
-    // Another worker created it at the same moment.
-    if (!(await boss.getQueue(name))) throw err;
-  }
 }
 
 /** Creates (or updates) both channel queues with their retry policies. */

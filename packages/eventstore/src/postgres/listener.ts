@@ -1,4 +1,4 @@
-import type { Logger } from '@parley/platform';
+import { abortableSleep, type Logger } from '@parley/platform';
 import pgListen, { type Subscriber } from 'pg-listen';
 
 type CreateSubscriber = typeof pgListen;
@@ -19,18 +19,6 @@ export interface ListenerOptions {
 
 export interface Listener {
   close(): Promise<void>;
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /**
@@ -93,7 +81,8 @@ export function startListener(options: ListenerOptions): Listener {
         failures += 1;
       }
       await sub.close().catch(() => {});
-      if (!stopped.signal.aborted) await pause(Math.min(250 * 2 ** failures, 10_000), stopped.signal);
+      if (!stopped.signal.aborted)
+        await abortableSleep(Math.min(250 * 2 ** failures, 10_000), stopped.signal);
     }
   };
 

@@ -312,7 +312,7 @@ function replyData(result: TurnResult) {
 }
 
 /** No Accept header, or one naming text/event-stream, text/* or *\/*. */
-function acceptsEventStream(accept: string | undefined): boolean {
+export function acceptsEventStream(accept: string | undefined): boolean {
   if (accept === undefined || accept.trim() === '') return true;
   return accept
     .split(',')

@@ -8,6 +8,8 @@ export const HEARTBEAT = ': heartbeat\n\n';
 export interface SseStream {
   /** Writes one named event; `data` is one line of JSON. Nothing happens once ended. */
   event(name: string, data: unknown): void;
+  /** Writes one unnamed event: a `data:` line holding `payload` as one line of JSON. Nothing happens once ended. */
+  data(payload: unknown): void;
   /** Writes a `: heartbeat` comment now (the interval continues). */
   heartbeat(): void;
   /** Ends the response (idempotent). */
@@ -51,6 +53,7 @@ export function openSseStream(
 
   return {
     event: (name, data) => write(formatEvent(name, data)),
+    data: (payload) => write(`data: ${JSON.stringify(payload)}\n\n`),
     heartbeat: () => write(HEARTBEAT),
     end() {
       if (ended) return;

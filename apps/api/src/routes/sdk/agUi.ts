@@ -12,9 +12,10 @@ import { SessionEndedError, type TurnRequest, type TurnResult } from '@parley/ru
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { MAX_MESSAGE_CHARS } from '../chat/chatSchemas.js';
+import { acceptsEventStream } from '../chat/index.js';
 import type { ChatRouteOptions } from '../chat/options.js';
 import { createSessionGate } from '../chat/sessionGate.js';
-import { HEARTBEAT, HEARTBEAT_MS } from '../chat/sse.js';
+import { openSseStream } from '../chat/sse.js';
 
 /** The conversation endpoints' options, and the pool holding the thread → session map (channel_sessions). */
 export interface AgUiRouteOptions extends ChatRouteOptions {
@@ -147,15 +148,7 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRouteOptions> = async (app, opti
   });
 
   async function run(request: FastifyRequest<{ Body: RunAgentInput }>, reply: FastifyReply): Promise<void> {
-    const accept = request.headers.accept;
-    if (
-      accept !== undefined &&
-      accept.trim() !== '' &&
-      !accept
-        .split(',')
-        .map((p) => p.split(';')[0]!.trim().toLowerCase())
-        .some((t) => t === 'text/event-stream' || t === 'text/*' || t === '*/*')
-    ) {
+    if (!acceptsEventStream(request.headers.accept)) {
       throw new HttpError('NOT_ACCEPTABLE', 406, 'ag-ui/run answers text/event-stream only');
     }
     const caller = request.caller!;
@@ -174,22 +167,11 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRouteOptions> = async (app, opti
       if (!reply.raw.writableEnded) client.abort();
     });
     reply.hijack();
-    const raw = reply.raw;
-    raw.writeHead(200, {
-      ...(reply.getHeaders() as Record<string, string>),
-      'x-request-id': request.id,
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
+    const sse = openSseStream(reply.raw, {
+      headers: { ...(reply.getHeaders() as Record<string, string>), 'x-request-id': request.id },
+      heartbeatMs: options.heartbeatMs,
     });
-    const write = (chunk: string) => {
-      if (!raw.writableEnded && !raw.destroyed) raw.write(chunk);
-    };
-    const emit = (event: Record<string, unknown>) =>
-      write(`data: ${JSON.stringify({ ...event, timestamp: Date.now() })}\n\n`);
-    const heartbeat = setInterval(() => write(HEARTBEAT), options.heartbeatMs ?? HEARTBEAT_MS);
-    heartbeat.unref();
+    const emit = (event: Record<string, unknown>) => sse.data({ ...event, timestamp: Date.now() });
 
     const { threadId, runId } = input;
     emit({
@@ -275,8 +257,7 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRouteOptions> = async (app, opti
         });
       }
     } finally {
-      clearInterval(heartbeat);
-      if (!raw.writableEnded) raw.end();
+      sse.end();
     }
   }
 };

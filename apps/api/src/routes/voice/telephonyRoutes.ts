@@ -1,7 +1,7 @@
 import type { EventStore } from '@parley/eventstore';
 import { addRoute, errorResponses, HttpError } from '@parley/http';
 import { ParleyError } from '@parley/platform';
-import { callbackParams, type TelephonyAccountSecrets } from '@parley/telephony';
+import type { TelephonyAccountSecrets } from '@parley/telephony';
 import {
   type CallWebhookDeps,
   handleCallStatus,
@@ -9,9 +9,9 @@ import {
   issueTelephonyClientToken,
   voiceCapabilities,
 } from '@parley/voice';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { signedUrlOf } from '../voice.js';
+import { paramsOf, parseFormBodies, signedUrlOf } from '../voice.js';
 import { callerErrors, type VoiceCallerOptions, voiceAuth, voiceSecurity } from './voiceCommon.js';
 import { voiceNotConfigured } from './voiceErrors.js';
 
@@ -54,11 +54,6 @@ const webhookBody = z
   .object({ AccountSid: z.string(), CallSid: z.string() })
   .describe('application/x-www-form-urlencoded (Twilio names); every parameter is covered by the signature');
 
-const paramsOf = (request: FastifyRequest) =>
-  request.body instanceof URLSearchParams
-    ? callbackParams(request.body)
-    : callbackParams(new URLSearchParams());
-
 /** A ParleyError of the call webhooks, with 429's Retry-After. */
 function rethrow(err: unknown): never {
   if (err instanceof ParleyError && err.status === 429) {
@@ -75,9 +70,7 @@ function rethrow(err: unknown): never {
  */
 export const telephonyVoiceRoutes: FastifyPluginAsync<TelephonyVoiceRouteOptions> = async (app, options) => {
   const { settings } = options;
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_r, body, done) => {
-    done(null, new URLSearchParams(body as string));
-  });
+  parseFormBodies(app);
   const calls: CallWebhookDeps = {
     account: options.account,
     store: options.store,
