@@ -3,6 +3,7 @@ import { type EventStore, type LogTransaction, withLogTransaction } from '@parle
 import { isMissingRelation, type Pool, type PoolClient } from '@parley/platform';
 import type PgBoss from 'pg-boss';
 import { notifyChannelJob } from '../inbound/jobs.js';
+import { mappedSession } from '../inbound/processor.js';
 import {
   SessionIdUnknownError,
   SessionKeyInUseError,
@@ -74,19 +75,6 @@ interface Conversation {
   sessionKey: string;
   newConversation: boolean;
   sessionId: string | null;
-}
-
-/** The runtime session a conversation is mapped to (by the worker, after its first turn). */
-async function mappedSession(
-  client: PoolClient,
-  subscriptionId: string,
-  key: string,
-): Promise<string | null> {
-  const { rows } = await client.query<{ session_id: string }>(
-    'select session_id from channel_sessions where connection_id = $1 and external_session_key = $2',
-    [subscriptionId, key],
-  );
-  return rows[0]?.session_id ?? null;
 }
 
 /**

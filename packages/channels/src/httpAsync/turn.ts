@@ -11,6 +11,7 @@ import {
   type ChannelTurnResult,
   type ChannelTurnRunner,
   isFinalTurnError,
+  mappedSession,
   recordChannelTurn,
   runChannelTurn,
   withConversationLock,
@@ -191,11 +192,7 @@ export async function processHttpAsyncTurnJob(
       log.debug('http async message already answered');
       return 'already_answered' as const;
     }
-    const mapped = await lockClient.query<{ session_id: string }>(
-      'select session_id from channel_sessions where connection_id = $1 and external_session_key = $2',
-      [subscriptionId, sessionKey],
-    );
-    const knownSession = mapped.rows[0]?.session_id ?? null;
+    const knownSession = await mappedSession(lockClient, subscriptionId, sessionKey);
 
     await withLogTransactionOn(lockClient, deps.store, (tx) =>
       queueStatus(tx, { status: 'processing', sessionId: knownSession, occurredAt: now() }),
@@ -203,7 +200,9 @@ export async function processHttpAsyncTurnJob(
 
     let result: ChannelTurnResult;
     try {
-      result = await runChannelTurn(lockClient, deps.runTurn, connection, normalized);
+      result = await runChannelTurn(lockClient, deps.runTurn, connection, normalized, {
+        mapped: knownSession,
+      });
     } catch (err) {
       const lastTry = attempt !== undefined && attempt.retryCount >= attempt.retryLimit;
       if (!isFinalTurnError(err) && !lastTry) throw err;

@@ -173,28 +173,42 @@ export function channelTurnRequest(
 export const isFinalTurnError = (err: unknown): err is Error =>
   err instanceof Error && FINAL_TURN_ERRORS.has(err.name);
 
+/** The runtime session a conversation (connection, external session key) is mapped to, if any. */
+export async function mappedSession(
+  client: PoolClient,
+  connectionId: string,
+  externalSessionKey: string,
+): Promise<string | null> {
+  const { rows } = await client.query<{ session_id: string }>(
+    'select session_id from channel_sessions where connection_id = $1 and external_session_key = $2',
+    [connectionId, externalSessionKey],
+  );
+  return rows[0]?.session_id ?? null;
+}
+
 /**
  * Runs the message's turn in the conversation's mapped session, or in a new session when the key
  * has none or its session ended or is gone. Call it holding the conversation's lock (`client`).
+ * `mapped`: the caller already read mappedSession under this lock (not read again).
  */
 export async function runChannelTurn(
   client: PoolClient,
   runTurn: ChannelTurnRunner,
   connection: ResolvedConnection,
   message: NormalizedMessage,
-  options?: { signal?: AbortSignal },
+  options: { signal?: AbortSignal; mapped?: string | null } = {},
 ): Promise<ChannelTurnResult> {
-  const mapped = await client.query<{ session_id: string }>(
-    'select session_id from channel_sessions where connection_id = $1 and external_session_key = $2',
-    [connection.id, message.externalSessionKey],
-  );
+  const existing =
+    options.mapped !== undefined
+      ? options.mapped
+      : await mappedSession(client, connection.id, message.externalSessionKey);
   const base = channelTurnRequest(connection, message);
-  const existing = mapped.rows[0]?.session_id;
-  const run = (req: ChannelTurnRequest) => (options === undefined ? runTurn(req) : runTurn(req, options));
+  const run = (req: ChannelTurnRequest) =>
+    options.signal === undefined ? runTurn(req) : runTurn(req, { signal: options.signal });
   try {
-    return await run(existing === undefined ? base : { ...base, sessionId: existing });
+    return await run(existing === null ? base : { ...base, sessionId: existing });
   } catch (err) {
-    if (existing === undefined || !(err instanceof Error) || !NEW_SESSION_ERRORS.has(err.name)) throw err;
+    if (existing === null || !(err instanceof Error) || !NEW_SESSION_ERRORS.has(err.name)) throw err;
     // The conversation's session ended: the next message starts a new one.
     return await run(base);
   }
