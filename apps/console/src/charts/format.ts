@@ -8,8 +8,9 @@ export function formatCost(usd: number | null | undefined): string {
   return `$${usd.toFixed(digits)}`;
 }
 
-export function formatInt(n: number | null | undefined): string {
-  if (n === null || n === undefined || !Number.isFinite(n)) return '–';
+/** Whole numbers with thousands separators; `placeholder` when there is no number. */
+export function formatInt(n: number | null | undefined, placeholder = '–'): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return placeholder;
   return Math.round(n).toLocaleString('en-US');
 }
 
@@ -39,9 +40,9 @@ export function formatSeconds(s: number | null | undefined): string {
   return `${+(s / 3600).toFixed(1)} h`;
 }
 
-/** "2026-03-01 10:15:02" in UTC (the console shows every time in UTC). */
-export function formatUtc(iso: string | null | undefined, withSeconds = true): string {
-  if (!iso) return '–';
+/** "2026-03-01 10:15:02" in UTC (the console shows every time in UTC); `placeholder` when absent. */
+export function formatUtc(iso: string | null | undefined, withSeconds = true, placeholder = '–'): string {
+  if (!iso) return placeholder;
   const t = Date.parse(iso);
   if (!Number.isFinite(t)) return iso;
   const s = new Date(t).toISOString();

@@ -1,9 +1,10 @@
 import { type ComponentChildren, Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { formatCost, formatInt, formatMs, formatUtc } from '../charts/format.js';
+import { Pager } from '../components/Pager.js';
 import { SortHeader } from '../components/SortHeader.js';
 import { href } from '../router.js';
-import type { LedgerView, SortBy } from './filters.js';
+import { type LedgerView, PAGE_SIZE, type SortBy } from './filters.js';
 import type { Generation, LedgerPage } from './types.js';
 
 const COLUMNS = 10;
@@ -191,24 +192,21 @@ export function LedgerTable({
           </tbody>
         </table>
       </div>
-      <nav class="pager" aria-label="Calls pages">
-        <button
-          type="button"
-          class="secondary"
-          disabled={view.offset === 0 || loading}
-          onClick={() => onOffset(Math.max(0, view.offset - (page?.limit ?? 50)))}
-        >
-          Previous page
-        </button>
-        <button
-          type="button"
-          class="secondary"
-          disabled={!page?.hasMore || loading}
-          onClick={() => onOffset(view.offset + rows.length)}
-        >
-          Next page
-        </button>
-      </nav>
+      <Pager
+        label="Calls pages"
+        previousLabel="Previous page"
+        nextLabel="Next page"
+        showRange={false}
+        busy={loading}
+        offset={view.offset}
+        rows={rows.length}
+        total={page?.total ?? null}
+        hasMore={!!page?.hasMore}
+        onPrevious={
+          view.offset === 0 ? null : () => onOffset(Math.max(0, view.offset - (page?.limit ?? PAGE_SIZE)))
+        }
+        onNext={() => onOffset(view.offset + rows.length)}
+      />
     </section>
   );
 }

@@ -28,7 +28,9 @@ import { href, navigate } from '../router.js';
  * platform API key (analytics.read).
  */
 export function Ledger({ projectId, query }: { projectId: string; query: URLSearchParams }) {
-  const { api, me } = useSession();
+  const { api } = useSession();
+  // The ledger's API takes platform API keys only: with a user JWT, ask nothing (it would be a 403).
+  const withKey = api.credential.kind === 'api_key';
   const queryKey = query.toString();
   const view = useMemo(() => parseLedgerQuery(query), [queryKey]);
   const [now, setNow] = useState(() => new Date());
@@ -43,12 +45,12 @@ export function Ledger({ projectId, query }: { projectId: string; query: URLSear
   const pageQuery = ledgerApiQuery(view, win);
   const statsQuery = statsApiQuery(view, win);
   const page = useApiData(
-    JSON.stringify([base, pageQuery, tick]),
+    withKey ? JSON.stringify([base, pageQuery, tick]) : null,
     (signal) => api.get<LedgerPage>(base, pageQuery, { signal }),
     { keepStale: true },
   );
   const stats = useApiData(
-    JSON.stringify([base, statsQuery, tick]),
+    withKey ? JSON.stringify([base, statsQuery, tick]) : null,
     (signal) => api.get<LedgerStats>(`${base}/stats`, statsQuery, { signal }),
     { keepStale: true },
   );
@@ -75,7 +77,6 @@ export function Ledger({ projectId, query }: { projectId: string; query: URLSear
     return out;
   }, [page.data, stats.data]);
 
-  const jwt = me.credential.kind === 'user_jwt';
   const freshness = page.data?.freshness ?? stats.data?.freshness;
   return (
     <section class="ledger" aria-labelledby="ledger-title">
@@ -96,7 +97,7 @@ export function Ledger({ projectId, query }: { projectId: string; query: URLSear
           Refresh
         </button>
       </div>
-      {jwt ? (
+      {!withKey ? (
         <p class="notice">
           You are signed in with a user token. The ledger's API accepts only a platform API key (
           <code>plat_…</code>) with the scope <code>analytics.read</code>: sign in with one to see this
@@ -105,36 +106,40 @@ export function Ledger({ projectId, query }: { projectId: string; query: URLSear
       ) : null}
       <LedgerFilters view={view} suggestions={suggestions} onApply={update} />
 
-      <section class="panel" aria-labelledby="ledger-charts-title">
-        <div class="panel-head">
-          <h2 id="ledger-charts-title">Over time</h2>
-          {stats.data ? <span class="help">{`per ${stats.data.bucket}`}</span> : null}
-          <ChartControls view={view} onChange={(patch) => update(patch)} />
-        </div>
-        {stats.error ? (
-          <ApiProblem error={stats.error} title="Charts unavailable" explain={explainAnalyticsError} />
-        ) : stats.data ? (
-          <div aria-busy={stats.loading}>
-            <LedgerCharts stats={stats.data} />
-          </div>
-        ) : (
-          <p class="loading">Loading charts…</p>
-        )}
-      </section>
+      {withKey ? (
+        <>
+          <section class="panel" aria-labelledby="ledger-charts-title">
+            <div class="panel-head">
+              <h2 id="ledger-charts-title">Over time</h2>
+              {stats.data ? <span class="help">{`per ${stats.data.bucket}`}</span> : null}
+              <ChartControls view={view} onChange={(patch) => update(patch)} />
+            </div>
+            {stats.error ? (
+              <ApiProblem error={stats.error} title="Charts unavailable" explain={explainAnalyticsError} />
+            ) : stats.data ? (
+              <div aria-busy={stats.loading}>
+                <LedgerCharts stats={stats.data} />
+              </div>
+            ) : (
+              <p class="loading">Loading charts…</p>
+            )}
+          </section>
 
-      {page.error ? (
-        <ApiProblem error={page.error} title="Calls unavailable" explain={explainAnalyticsError} />
-      ) : (
-        <LedgerTable
-          page={page.data}
-          loading={page.loading}
-          projectId={projectId}
-          view={view}
-          onSort={(field) => update(nextSort(view, field))}
-          onOffset={(offset) => update({ offset })}
-          onFull={() => update({ full: true })}
-        />
-      )}
+          {page.error ? (
+            <ApiProblem error={page.error} title="Calls unavailable" explain={explainAnalyticsError} />
+          ) : (
+            <LedgerTable
+              page={page.data}
+              loading={page.loading}
+              projectId={projectId}
+              view={view}
+              onSort={(field) => update(nextSort(view, field))}
+              onOffset={(offset) => update({ offset })}
+              onFull={() => update({ full: true })}
+            />
+          )}
+        </>
+      ) : null}
     </section>
   );
 }

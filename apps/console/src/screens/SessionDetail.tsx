@@ -1,11 +1,12 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { type Api, ApiError, loadAllPages } from '../api.js';
+import { formatInt, formatUtc } from '../charts/format.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { useApiData } from '../components/useApiData.js';
 import { useSession } from '../context.js';
 import { href } from '../router.js';
 import { Conversation } from '../sessions/Conversation.js';
-import { formatCost, formatCount, formatMs, formatTime } from '../sessions/format.js';
+import { DASH, formatCost, formatMs } from '../sessions/format.js';
 import { AnalysisPanel, MetricsPanel } from '../sessions/Insights.js';
 import { Recordings } from '../sessions/Recordings.js';
 import { SpanDetail } from '../sessions/SpanDetail.js';
@@ -190,14 +191,14 @@ export function SessionDetail({
       </div>
       {s ? (
         <dl class="stats summary" aria-label="Session summary">
-          <Stat label="Started" value={formatTime(s.createdAt)} />
-          <Stat label="Ended" value={formatTime(s.endedAt)} />
+          <Stat label="Started" value={formatUtc(s.createdAt, true, DASH)} />
+          <Stat label="Ended" value={formatUtc(s.endedAt, true, DASH)} />
           <Stat label="Duration" value={formatMs(s.durationMs)} />
           <Stat label="Messages" value={`${s.messageCount.user} user · ${s.messageCount.agent} agent`} />
-          <Stat label="Trace events" value={formatCount(s.traceEventCount.total)} />
+          <Stat label="Trace events" value={formatInt(s.traceEventCount.total, DASH)} />
           <Stat
             label="Tokens"
-            value={formatCount(s.tokenCount.totalTokens)}
+            value={formatInt(s.tokenCount.totalTokens, DASH)}
             title={`${s.tokenCount.inputTokens} in (${s.tokenCount.cachedTokens} cached) · ${s.tokenCount.outputTokens} out`}
           />
           <Stat label="Cost" value={formatCost(s.estimatedCost)} />

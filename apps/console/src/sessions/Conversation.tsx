@@ -1,7 +1,8 @@
 import { type Api, isMissingRoute, loadAllPages } from '../api.js';
+import { formatUtc } from '../charts/format.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { useApiData } from '../components/useApiData.js';
-import { formatClock, formatTime } from './format.js';
+import { DASH, formatClock } from './format.js';
 import type { Message, MessagesPage } from './types.js';
 
 const PAGE = 200;
@@ -65,7 +66,7 @@ export function Conversation({
               <div class="bubble">
                 <div class="bubble-meta">
                   <span class="bubble-who">{m.role === 'user' ? 'User' : (m.agentName ?? 'Agent')}</span>
-                  <time dateTime={m.at} title={formatTime(m.at)}>
+                  <time dateTime={m.at} title={formatUtc(m.at, true, DASH)}>
                     {formatClock(m.at)}
                   </time>
                   {m.usedFallback ? <span class="tag warn">fallback</span> : null}

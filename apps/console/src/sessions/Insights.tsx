@@ -1,6 +1,7 @@
+import { formatInt, formatUtc } from '../charts/format.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import type { ApiData } from '../components/useApiData.js';
-import { formatCost, formatCount, formatMs, formatPct, formatTime } from './format.js';
+import { DASH, formatCost, formatMs, formatPct } from './format.js';
 import type { SessionAnalysis, SessionMetrics } from './types.js';
 import { Stat } from './ui.js';
 
@@ -13,26 +14,26 @@ export function MetricsPanel({ metrics }: { metrics: ApiData<SessionMetrics> }) 
       {!m && metrics.loading ? <p class="muted">Loading…</p> : null}
       {m ? (
         <dl class="stats" aria-label="Session metrics">
-          <Stat label="Turns" value={formatCount(m.turnCount)} />
-          <Stat label="Events" value={formatCount(m.eventCount)} />
+          <Stat label="Turns" value={formatInt(m.turnCount, DASH)} />
+          <Stat label="Events" value={formatInt(m.eventCount, DASH)} />
           <Stat
             label="Agent latency"
             value={formatMs(m.totalLatencyMs)}
             title="Sum of the turns' latencies"
           />
           <Stat label="Wall clock" value={formatMs(m.wallClockMs)} />
-          <Stat label="LLM calls" value={formatCount(m.llmCallCount)} />
-          <Stat label="Tokens" value={formatCount(m.tokenUsage?.totalTokens)} />
+          <Stat label="LLM calls" value={formatInt(m.llmCallCount, DASH)} />
+          <Stat label="Tokens" value={formatInt(m.tokenUsage?.totalTokens, DASH)} />
           <Stat label="Cost" value={formatCost(m.totalCost)} />
           <Stat
             label="Tool calls"
-            value={`${formatCount(m.toolCallCount)} · ${formatPct(m.toolSuccessRate)} ok`}
+            value={`${formatInt(m.toolCallCount, DASH)} · ${formatPct(m.toolSuccessRate)} ok`}
           />
           <Stat
             label="Guardrails"
-            value={`${formatCount(m.guardrailEvaluationCount)} · ${formatPct(m.guardrailBlockRate)} blocked`}
+            value={`${formatInt(m.guardrailEvaluationCount, DASH)} · ${formatPct(m.guardrailBlockRate)} blocked`}
           />
-          <Stat label="Errors" value={formatCount(m.errorCount)} />
+          <Stat label="Errors" value={formatInt(m.errorCount, DASH)} />
         </dl>
       ) : null}
     </section>
@@ -92,7 +93,7 @@ export function AnalysisPanel({
                 <strong>{p.count}×</strong> {p.eventType} {p.name ?? ''}{' '}
                 {p.code ? <code>{p.code}</code> : null}{' '}
                 <span class="muted">
-                  {formatTime(p.firstAt)} – {formatTime(p.lastAt)}
+                  {formatUtc(p.firstAt, true, DASH)} – {formatUtc(p.lastAt, true, DASH)}
                 </span>
                 {p.spanIds[0] ? (
                   <>

@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Api, ApiError } from '../api.js';
+import { formatUtc } from '../charts/format.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { useApiData } from '../components/useApiData.js';
-import { formatClock, formatMs, formatTime } from './format.js';
+import { DASH, formatClock, formatMs } from './format.js';
 import type { Recording, RecordingFile, RecordingsAnswer } from './types.js';
 import { Badge } from './ui.js';
 
@@ -159,8 +160,10 @@ function RecordingCard({
       </div>
       <div class="recording-meta muted">
         {r.durationSeconds !== null ? `${formatMs(r.durationSeconds * 1000)} · ` : ''}
-        started {formatTime(r.createdAt)}
-        {r.retentionExpiresAt ? ` · kept until ${formatTime(r.retentionExpiresAt).slice(0, 10)}` : ''}
+        started {formatUtc(r.createdAt, true, DASH)}
+        {r.retentionExpiresAt
+          ? ` · kept until ${formatUtc(r.retentionExpiresAt, true, DASH).slice(0, 10)}`
+          : ''}
       </div>
       {r.unavailableReason ? (
         <p class="muted">{REASONS[r.unavailableReason] ?? r.unavailableReason}</p>

@@ -1,8 +1,9 @@
+import { formatInt, formatUtc } from '../charts/format.js';
 import { Pager } from '../components/Pager.js';
 import { SortHeader } from '../components/SortHeader.js';
 import { href, navigate } from '../router.js';
 import type { SessionFilters, SortField } from './filters.js';
-import { formatCost, formatCount, formatMs, formatTime, shortId } from './format.js';
+import { DASH, formatCost, formatMs, shortId } from './format.js';
 import type { SessionsPage } from './types.js';
 import { Badge } from './ui.js';
 
@@ -64,8 +65,8 @@ export function SessionsTable({
                   </a>
                   {s.isTest ? <span class="tag">test</span> : null}
                 </td>
-                <td title={s.createdAt}>{formatTime(s.createdAt).slice(0, 16)}</td>
-                <td title={s.lastActivityAt}>{formatTime(s.lastActivityAt).slice(0, 16)}</td>
+                <td title={s.createdAt}>{formatUtc(s.createdAt, false, DASH)}</td>
+                <td title={s.lastActivityAt}>{formatUtc(s.lastActivityAt, false, DASH)}</td>
                 <td>
                   <Badge kind="status" value={s.status} />
                 </td>
@@ -74,9 +75,9 @@ export function SessionsTable({
                 </td>
                 <td>{s.channel}</td>
                 <td>{s.environment}</td>
-                <td class="num">{formatCount(s.messageCount.total)}</td>
+                <td class="num">{formatInt(s.messageCount.total, DASH)}</td>
                 <td class="num">{formatMs(s.durationMs)}</td>
-                <td class="num">{formatCount(s.tokenCount.totalTokens)}</td>
+                <td class="num">{formatInt(s.tokenCount.totalTokens, DASH)}</td>
                 <td class="num">{formatCost(s.estimatedCost)}</td>
               </tr>
             ))}

@@ -1,7 +1,8 @@
 import { ApiError } from '../api.js';
+import { formatInt, formatUtc } from '../charts/format.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import type { ApiData } from '../components/useApiData.js';
-import { formatCost, formatCount, formatMs, formatTime } from './format.js';
+import { DASH, formatCost, formatMs } from './format.js';
 import type { LedgerCall, TraceEvent } from './types.js';
 import { Badge } from './ui.js';
 
@@ -35,7 +36,7 @@ export function SpanDetail({
           <Badge value={event.status} />
         </dd>
         <dt>Started</dt>
-        <dd>{formatTime(event.startedAt)}</dd>
+        <dd>{formatUtc(event.startedAt, true, DASH)}</dd>
         <dt>Duration</dt>
         <dd>{formatMs(event.durationMs)}</dd>
         <dt>Span id</dt>
@@ -64,20 +65,20 @@ export function SpanDetail({
               </dd>
               <dt>Input tokens</dt>
               <dd>
-                {formatCount(call.inputTokens)}
+                {formatInt(call.inputTokens, DASH)}
                 {call.cachedTokens ? (
-                  <span class="muted"> ({formatCount(call.cachedTokens)} cached)</span>
+                  <span class="muted"> ({formatInt(call.cachedTokens, DASH)} cached)</span>
                 ) : null}
               </dd>
               <dt>Output tokens</dt>
               <dd>
-                {formatCount(call.outputTokens)}
+                {formatInt(call.outputTokens, DASH)}
                 {call.reasoningTokens ? (
-                  <span class="muted"> ({formatCount(call.reasoningTokens)} reasoning)</span>
+                  <span class="muted"> ({formatInt(call.reasoningTokens, DASH)} reasoning)</span>
                 ) : null}
               </dd>
               <dt>Total tokens</dt>
-              <dd>{formatCount(call.totalTokens)}</dd>
+              <dd>{formatInt(call.totalTokens, DASH)}</dd>
               <dt>Cost</dt>
               <dd>{formatCost(call.cost)}</dd>
               <dt>Latency</dt>

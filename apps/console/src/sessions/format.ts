@@ -1,5 +1,11 @@
 /** Display formats shared by the session screens (pure, so they are unit-tested). */
 
+/**
+ * The session screens' placeholder for a missing value (an em dash; the ledger's is an en dash).
+ * Pass it to the shared `formatUtc`/`formatInt` of charts/format.ts.
+ */
+export const DASH = '—';
+
 export function formatMs(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -19,19 +25,6 @@ export function formatCost(usd: number | null | undefined): string {
   if (usd === 0) return '$0';
   if (Math.abs(usd) < 0.01) return `$${usd.toFixed(5).replace(/0+$/, '')}`;
   return `$${usd.toFixed(usd < 100 ? 4 : 2).replace(/(\.\d\d)0+$/, '$1')}`;
-}
-
-export function formatCount(n: number | null | undefined): string {
-  if (n === null || n === undefined || !Number.isFinite(n)) return '—';
-  return n.toLocaleString('en-US');
-}
-
-/** `2026-11-21 17:40:05` in UTC (dense, sortable, unambiguous). */
-export function formatTime(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  const t = Date.parse(iso);
-  if (!Number.isFinite(t)) return iso;
-  return new Date(t).toISOString().replace('T', ' ').slice(0, 19);
 }
 
 export function formatClock(iso: string | null | undefined): string {
