@@ -2,6 +2,7 @@ export { assertNever } from './assertNever.js';
 export {
   type Caller,
   callerReaches,
+  callerSoleProject,
   type VerifyJwt,
   type VerifyJwtFailureReason,
   type VerifyJwtResult,

@@ -19,7 +19,8 @@ import {
 export type CallbackTurnOutcome =
   | {
       kind: 'replied';
-      sessionId: string;
+      /** The runtime session; null only for a reply made without one (a test message). */
+      sessionId: string | null;
       /** The turn started the runtime session. */
       created: boolean;
       text: string;

@@ -36,3 +36,8 @@ export type VerifyJwt = (token: string) => Promise<VerifyJwtResult>;
 export function callerReaches(caller: Caller, projectId: string): boolean {
   return caller.projectIds.includes(projectId);
 }
+
+/** The project a request that names none acts on: the caller's only project, if it reaches exactly one. */
+export function callerSoleProject(caller: Caller): string | undefined {
+  return caller.projectIds.length === 1 ? caller.projectIds[0] : undefined;
+}

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { type Caller, callerReaches, HttpError, projectNotFound, type SessionLimits } from '@parley/http';
+import {
+  type Caller,
+  callerReaches,
+  callerSoleProject,
+  HttpError,
+  projectNotFound,
+  type SessionLimits,
+} from '@parley/http';
 import { SessionNotFoundError } from '@parley/runtime';
 import type { FastifyBaseLogger } from 'fastify';
 import type { SessionScope } from './options.js';
@@ -30,8 +37,8 @@ export async function resolveProject(
   }
   const sessionId = target.sessionId;
   if (sessionId === undefined) throw projectNotFound();
-  const [only, ...others] = caller.projectIds;
-  if (only !== undefined && others.length === 0) return only;
+  const sole = callerSoleProject(caller);
+  if (sole !== undefined) return sole;
   const scope = await sessionScope(sessionId);
   if (
     scope === null ||

@@ -1,4 +1,9 @@
-import { callbackPayloadSchemas, type WebhookEventType } from '@parley/channels';
+import {
+  agentResponsePayload,
+  agentStatusPayload,
+  callbackPayloadSchemas,
+  type WebhookEventType,
+} from '@parley/channels';
 
 /** The text of a test message's agent.response. */
 export const TEST_MESSAGE_TEXT = 'This is a test message from Parley.';
@@ -22,45 +27,34 @@ export function testCallbackPayload(input: {
   deliveryId: string;
   now: Date;
 }): Record<string, unknown> {
-  const common = {
-    message_id: input.messageId,
-    session_key: testSessionKey(input.subscriptionId),
-    session_id: null,
+  const message = {
+    messageId: input.messageId,
+    sessionKey: testSessionKey(input.subscriptionId),
+    metadata: { test: true },
   };
-  const metadata = { test: true };
   switch (input.eventType) {
     case 'agent.response':
-      return callbackPayloadSchemas['agent.response'].parse({
-        ...common,
-        response: TEST_MESSAGE_TEXT,
-        channel_output: { kind: 'text', text: TEST_MESSAGE_TEXT },
-        outcome: { status: 'ok', usedFallback: false },
-        trace_context: { session_id: null, delivery: input.deliveryId },
-        is_new_session: false,
-        response_metadata: {
+      return agentResponsePayload(
+        message,
+        {
+          kind: 'replied',
+          sessionId: null,
+          created: false,
+          text: TEST_MESSAGE_TEXT,
+          usedFallback: false,
           isLlmGenerated: false,
-          responseProvenance: {
-            schemaVersion: 1,
-            kind: 'static',
-            disclaimerRequired: false,
-            usedLlmInternally: false,
-          },
+          llmCalls: 0,
+          ended: false,
         },
-        metadata,
-      });
+        input.deliveryId,
+      );
     case 'agent.status':
-      return callbackPayloadSchemas['agent.status'].parse({
-        ...common,
-        status: 'completed',
-        previous_status: 'processing',
-        occurred_at: input.now.toISOString(),
-        reason: null,
-        session_ended: false,
-        metadata,
-      });
+      return agentStatusPayload(message, { status: 'completed', sessionId: null, occurredAt: input.now });
     case 'agent.media':
       return callbackPayloadSchemas['agent.media'].parse({
-        ...common,
+        message_id: message.messageId,
+        session_key: message.sessionKey,
+        session_id: null,
         media: [
           {
             type: 'image',
@@ -69,7 +63,7 @@ export function testCallbackPayload(input: {
             name: 'parley-test-message.png',
           },
         ],
-        metadata,
+        metadata: message.metadata,
       });
     default: {
       const unreachable: never = input.eventType;

@@ -2,6 +2,7 @@ import {
   addRoute,
   type Caller,
   callerReaches,
+  callerSoleProject,
   errorResponses,
   HttpError,
   projectNotFound,
@@ -155,8 +156,7 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRouteOptions> = async (app, opti
     const input = request.body;
     const text = userText(input);
     const wanted = input.forwardedProps?.projectId;
-    const [only, ...others] = caller.projectIds;
-    const projectId = wanted ?? (others.length === 0 ? only : undefined);
+    const projectId = wanted ?? callerSoleProject(caller);
     if (projectId === undefined || !callerReaches(caller, projectId)) throw projectNotFound();
 
     let sessionId = await threadSession(caller, projectId, input.threadId);

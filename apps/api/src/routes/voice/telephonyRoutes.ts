@@ -1,5 +1,5 @@
 import type { EventStore } from '@parley/eventstore';
-import { addRoute, errorResponses, HttpError } from '@parley/http';
+import { addRoute, callerReaches, callerSoleProject, errorResponses, HttpError } from '@parley/http';
 import { ParleyError } from '@parley/platform';
 import type { TelephonyAccountSecrets } from '@parley/telephony';
 import {
@@ -116,9 +116,8 @@ export const telephonyVoiceRoutes: FastifyPluginAsync<TelephonyVoiceRouteOptions
     },
     handler: async (request) => {
       const who = request.caller;
-      const projectId =
-        request.body.projectId ?? (who?.projectIds.length === 1 ? who.projectIds[0] : undefined);
-      if (!who || projectId === undefined || !who.projectIds.includes(projectId)) {
+      const projectId = request.body.projectId ?? (who ? callerSoleProject(who) : undefined);
+      if (!who || projectId === undefined || !callerReaches(who, projectId)) {
         throw new HttpError('PROJECT_NOT_FOUND', 404, 'Project not found');
       }
       const credentials = settings.telephony.credentials;
