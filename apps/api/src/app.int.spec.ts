@@ -135,9 +135,17 @@ describe('OpenAPI', () => {
       { method: 'GET', url: '/healthz' },
       { method: 'GET', url: '/readyz' },
       { method: 'GET', url: '/openapi.json' },
+      { method: 'GET', url: '/openapi/recordings.json' },
+      { method: 'GET', url: '/openapi/analytics.json' },
     ];
     expect(openApiProblems(document, routes)).toEqual([]);
-    expect(Object.keys(document.paths).sort()).toEqual(['/healthz', '/openapi.json', '/readyz']);
+    expect(Object.keys(document.paths).sort()).toEqual([
+      '/healthz',
+      '/openapi.json',
+      '/openapi/analytics.json',
+      '/openapi/recordings.json',
+      '/readyz',
+    ]);
     expect(Object.keys(document.paths['/readyz'].get.responses).sort()).toEqual(['200', '503']);
   });
 });

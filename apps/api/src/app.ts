@@ -1,5 +1,6 @@
 import websocket from '@fastify/websocket';
 import {
+  type ApiDescriptionOptions,
   createInProcessRateLimiter,
   errorHandlerPlugin,
   openApiPlugin,
@@ -104,6 +105,28 @@ export interface AppOptions {
 }
 
 /**
+ * The public APIs with an OpenAPI description and a version of their own (spec 000 §9.3), served
+ * at `/openapi/<name>.json` beside the whole document (docs/api.md "Versions"). A breaking change
+ * to one of them is a new major version of its description.
+ */
+export const PUBLIC_API_DESCRIPTIONS: readonly ApiDescriptionOptions[] = [
+  {
+    name: 'recordings',
+    tag: 'recordings',
+    title: 'Parley recordings API',
+    version: '1.0.0',
+    description: 'Call recordings of a session: metadata and ready-to-use media URLs (spec 000 §4.1).',
+  },
+  {
+    name: 'analytics',
+    tag: 'analytics',
+    title: 'Parley analytics API',
+    version: '1.0.0',
+    description: 'Session summaries and the LLM call ledger (spec 000 §4.2, §4.3).',
+  },
+];
+
+/**
  * The API as a Fastify instance that does not listen (server.ts does), so
  * tests drive it with app.inject. Infrastructure plugins (errors, OpenAPI,
  * rate limit) come first: the last two only see routes added after them.
@@ -125,7 +148,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // stream (routes/voice/mediaStream.ts) both rely on this ONE registration; do not register
   // @fastify/websocket again in a route plugin. Messages above 1 MB close the socket (1009).
   await app.register(websocket, { options: { maxPayload: 1_048_576 } });
-  await app.register(openApiPlugin, { title: 'Parley API', version: '0.1.0' });
+  await app.register(openApiPlugin, {
+    title: 'Parley API',
+    version: '0.1.0',
+    apis: PUBLIC_API_DESCRIPTIONS,
+  });
   await app.register(
     tenantRateLimitPlugin,
     options.rateLimit ?? { limiter: createInProcessRateLimiter(), defaultLimit: 100 },

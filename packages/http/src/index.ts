@@ -41,6 +41,7 @@ export {
 } from './errors/httpError.js';
 export { type ApiFamily, type ErrorReply, toErrorReply } from './errors/toErrorReply.js';
 export { addRoute, type RouteDefinition, type RouteShapes } from './openapi/addRoute.js';
+export { type ApiDescriptionOptions, apiDescription } from './openapi/apiDescription.js';
 export { errorResponses, errorSchemas } from './openapi/errorSchemas.js';
 export { type JsonSchema, jsonSchemaOf } from './openapi/jsonSchemaOf.js';
 export { type OpenApiOptions, openApiPlugin } from './openapi/openApiPlugin.js';

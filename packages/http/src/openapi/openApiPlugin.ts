@@ -1,18 +1,25 @@
 import swagger from '@fastify/swagger';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
+import { type ApiDescriptionOptions, apiDescription } from './apiDescription.js';
 import { errorSchemas } from './errorSchemas.js';
 
 export interface OpenApiOptions {
   title: string;
   version: string;
   description?: string;
+  /**
+   * Public APIs with a description of their own, each served at `/openapi/<name>.json` beside the
+   * whole document, with its own version (spec 000 §9).
+   */
+  apis?: readonly ApiDescriptionOptions[];
 }
 
 /**
  * The API's OpenAPI 3.1 document, built by @fastify/swagger from the routes'
- * schemas and served at `GET /openapi.json`. Register it before the routes:
- * swagger only sees routes added after it.
+ * schemas and served at `GET /openapi.json`, and each of `options.apis` at
+ * `GET /openapi/<name>.json` (its tagged operations only). Register it before
+ * the routes: swagger only sees routes added after it.
  */
 const plugin: FastifyPluginAsync<OpenApiOptions> = async (app, options) => {
   for (const schema of errorSchemas) app.addSchema(schema);
@@ -82,6 +89,22 @@ const plugin: FastifyPluginAsync<OpenApiOptions> = async (app, options) => {
     },
     async () => app.swagger(),
   );
+
+  for (const api of options.apis ?? []) {
+    app.get(
+      `/openapi/${api.name}.json`,
+      {
+        schema: {
+          summary: `The OpenAPI description of the ${api.title} (version ${api.version})`,
+          tags: ['meta'],
+          response: {
+            200: { description: 'OpenAPI 3.1 document', type: 'object', additionalProperties: true },
+          },
+        },
+      },
+      async () => apiDescription(app.swagger() as unknown as Record<string, unknown>, api),
+    );
+  }
 };
 
 export const openApiPlugin = fp(plugin, { name: '@parley/http/openapi', fastify: '5.x' });

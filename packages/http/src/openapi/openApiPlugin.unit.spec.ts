@@ -24,7 +24,11 @@ const page = z.object({
 beforeAll(async () => {
   app = await testApp();
   routes = recordRoutes(app);
-  await app.register(openApiPlugin, { title: 'Test API', version: '1.2.3' });
+  await app.register(openApiPlugin, {
+    title: 'Test API',
+    version: '1.2.3',
+    apis: [{ name: 'analytics', tag: 'analytics', title: 'Things API', version: '1.0.0' }],
+  });
   addRoute(app, {
     method: 'GET',
     url: '/api/public/analytics/projects/:projectId/things',
@@ -73,6 +77,7 @@ describe('OpenAPI document', () => {
     expect(routes.map((r) => `${r.method} ${r.url}`).sort()).toEqual([
       'GET /api/public/analytics/projects/:projectId/things',
       'GET /openapi.json',
+      'GET /openapi/analytics.json',
       'POST /api/v1/things',
     ]);
     expect(openApiProblems(document, routes)).toEqual([]);
@@ -103,6 +108,28 @@ describe('OpenAPI document', () => {
     expect(Object.keys(document.components.schemas)).toEqual(
       expect.arrayContaining(['StandardError', 'AuthenticationError', 'AnalyticsError', 'RateLimitedError']),
     );
+  });
+
+  it('serves each API its own description: its operations, the components they use, its version', async () => {
+    const res = await app.inject('/openapi/analytics.json');
+    expect(res.statusCode).toBe(200);
+    const description = res.json();
+    expect(description.info).toEqual({ title: 'Things API', version: '1.0.0' });
+    expect(Object.keys(description.paths)).toEqual(['/api/public/analytics/projects/{projectId}/things']);
+    const whole = (await app.inject('/openapi.json')).json();
+    const path = '/api/public/analytics/projects/{projectId}/things';
+    expect(description.paths[path]).toEqual(whole.paths[path]);
+    // Only what the API's operations reach: the analytics and authentication errors, not the others.
+    expect(Object.keys(description.components.schemas).sort()).toEqual([
+      'AnalyticsError',
+      'AuthenticationError',
+    ]);
+    expect(Object.keys(description.components.securitySchemes)).toEqual(['apiKey']);
+    expect(
+      openApiProblems(description, [
+        { method: 'GET', url: '/api/public/analytics/projects/:projectId/things' },
+      ]),
+    ).toEqual([]);
   });
 
   it('finds a broken document broken', () => {

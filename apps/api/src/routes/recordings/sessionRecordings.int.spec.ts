@@ -450,6 +450,26 @@ describe('GET /api/public/recordings/projects/{projectId}/sessions/{sessionId}/r
     ]);
   });
 
+  it('has its own description, version 1.0.0, at /openapi/recordings.json (spec 000 §9.3)', async () => {
+    const res = await f.app.inject({ method: 'GET', url: '/openapi/recordings.json' });
+    expect(res.statusCode).toBe(200);
+    const description = res.json();
+    expect(description.info).toMatchObject({ title: 'Parley recordings API', version: '1.0.0' });
+    const routes = [
+      { method: 'GET', url: '/api/public/recordings/projects/:projectId/sessions/:sessionId/recordings' },
+      { method: 'GET', url: '/api/projects/:projectId/recordings/:recordingId/media/content/:token' },
+    ];
+    expect(openApiProblems(description, routes)).toEqual([]);
+    expect(Object.keys(description.paths).sort()).toEqual(
+      routes.map((r) => r.url.replace(/:(\w+)/g, '{$1}')).sort(),
+    );
+    // The same operations as in the whole document, which keeps the product's own version.
+    const whole = (await f.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(whole.info.version).not.toBe('1.0.0');
+    const path = '/api/public/recordings/projects/{projectId}/sessions/{sessionId}/recordings';
+    expect(description.paths[path]).toEqual(whole.paths[path]);
+  });
+
   it('never appends to the recording streams when nothing is missing', async () => {
     const { sessionId, recordingId } = await recordedSession();
     const count = async () => {
