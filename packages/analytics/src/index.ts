@@ -50,6 +50,7 @@ export {
 } from './parseSessionListQuery.js';
 export type { AnalyticsQuery } from './queryValues.js';
 export { MAX_CHANNEL_LENGTH, MAX_CHANNELS, MAX_SESSION_IDS } from './queryValues.js';
+export { sessionSearchQuery } from './sessionSearchBody.js';
 export {
   CANONICAL_SOURCE_SUBTYPES,
   CANONICAL_SOURCES,

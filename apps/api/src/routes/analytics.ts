@@ -5,7 +5,12 @@ import type {
   LedgerStatsFilter,
   SessionListFilter,
 } from '@parley/analytics';
-import { parseLedgerQuery, parseLedgerStatsQuery, parseSessionListQuery } from '@parley/analytics';
+import {
+  parseLedgerQuery,
+  parseLedgerStatsQuery,
+  parseSessionListQuery,
+  sessionSearchQuery,
+} from '@parley/analytics';
 import { addRoute, analyticsError, errorResponses, requireApiKey, type VerifyApiKey } from '@parley/http';
 import type { LedgerPage, LedgerStats } from '@parley/projection-llm-ledger';
 import type { SessionPage } from '@parley/projection-session-summaries';
@@ -18,6 +23,7 @@ import {
   projectParams,
   sessionListQuery,
   sessionPageShape,
+  sessionSearchBody,
   wireFreshness,
 } from './analyticsSchemas.js';
 import { type PageCache, pageCacheKey } from './pageCache.js';
@@ -56,11 +62,35 @@ const errors = {
 };
 
 /**
- * The two public analytics APIs (spec 000 §4.2, §4.3) and the ledger's time series (ours): x-api-key only, the
+ * The two public analytics APIs (spec 000 §4.2 with its POST variant, §4.3) and the ledger's time series (ours): x-api-key only, the
  * query parsed by @parley/analytics, the page read from the projections,
  * and a `freshness` field saying which log position the page reflects.
  */
 export const analyticsRoutes: FastifyPluginAsync<AnalyticsRouteOptions> = async (app, deps) => {
+  /** The session list, GET and POST alike: one parser, one page, one cache entry per filter. */
+  const sessionListPage = async (projectId: string, query: AnalyticsQuery, reply: FastifyReply) => {
+    // The setting is read only when it matters (one lookup fewer on most requests).
+    const callerNumberLookupEnabled =
+      query.callerNumber === undefined ? true : await deps.callerNumberLookupEnabled(projectId);
+    const parsed = parseSessionListQuery(projectId, query, { callerNumberLookupEnabled });
+    if (!parsed.ok) throw toHttpError(parsed.error);
+    // Freshness first: checkpoints only advance, so the page reflects at least this position.
+    const freshness = await deps.freshness('session-summaries');
+    noStore(reply);
+    return cachedPage(deps.pageCache, reply, 'sessions', parsed.filter, freshness, async () => {
+      const page = await deps.listSessions(parsed.filter);
+      return {
+        success: true,
+        total: page.total,
+        offset: parsed.filter.offset,
+        limit: parsed.filter.limit,
+        hasMore: page.hasMore,
+        sessions: page.sessions,
+        freshness: wireFreshness(freshness),
+      };
+    });
+  };
+
   addRoute(app, {
     method: 'GET',
     url: '/api/public/analytics/projects/:projectId/sessions',
@@ -80,29 +110,33 @@ export const analyticsRoutes: FastifyPluginAsync<AnalyticsRouteOptions> = async 
       permission: 'session_summary:read',
       allowBearer: false,
     }),
+    handler: async (request, reply) =>
+      sessionListPage(request.principal!.projectId, request.query as AnalyticsQuery, reply),
+  });
+
+  addRoute(app, {
+    method: 'POST',
+    url: '/api/public/analytics/projects/:projectId/sessions/search',
+    summary: 'List session summaries, the filters in a JSON body',
+    description:
+      'The session list with its filters in the body instead of the URL, so caller numbers and long id lists never reach access logs or proxies (docs/api.md). Same permission, validation, codes, envelope, paging, 1 MiB cap and freshness as the GET: each field is the query parameter of the same name (an array for a repeated one), traceDimensions an object.',
+    operationId: 'searchSessionSummaries',
+    tags: ['analytics'],
+    security: [{ apiKey: [] }],
+    apiFamily: 'analytics',
+    validation: 'document',
+    params: projectParams,
+    body: sessionSearchBody,
+    response: { 200: sessionPageShape, ...errors },
+    preHandler: requireApiKey({
+      verify: deps.verify,
+      permission: 'session_summary:read',
+      allowBearer: false,
+    }),
     handler: async (request, reply) => {
-      const projectId = request.principal!.projectId;
-      const query = request.query as AnalyticsQuery;
-      // The setting is read only when it matters (one lookup fewer on most requests).
-      const callerNumberLookupEnabled =
-        query.callerNumber === undefined ? true : await deps.callerNumberLookupEnabled(projectId);
-      const parsed = parseSessionListQuery(projectId, query, { callerNumberLookupEnabled });
-      if (!parsed.ok) throw toHttpError(parsed.error);
-      // Freshness first: checkpoints only advance, so the page reflects at least this position.
-      const freshness = await deps.freshness('session-summaries');
-      noStore(reply);
-      return cachedPage(deps.pageCache, reply, 'sessions', parsed.filter, freshness, async () => {
-        const page = await deps.listSessions(parsed.filter);
-        return {
-          success: true,
-          total: page.total,
-          offset: parsed.filter.offset,
-          limit: parsed.filter.limit,
-          hasMore: page.hasMore,
-          sessions: page.sessions,
-          freshness: wireFreshness(freshness),
-        };
-      });
+      const query = sessionSearchQuery(request.body);
+      if (!query.ok) throw toHttpError(query.error);
+      return sessionListPage(request.principal!.projectId, query.filter, reply);
     },
   });
 

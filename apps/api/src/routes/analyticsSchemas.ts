@@ -69,6 +69,45 @@ export const sessionListQuery = z.object({
   sortOrder: single(`${SORT_DIRECTIONS.join(' or ')}; default desc. Our extension of the spec.`),
 });
 
+/** A body field standing for a query parameter: one value, or the parameter repeated. */
+const bodyMulti = (description: string) =>
+  z
+    .union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))])
+    .nullable()
+    .optional()
+    .describe(`${description} A string (comma-separated values allowed) or an array.`);
+const bodySingle = (description: string) =>
+  z.union([z.string(), z.number()]).nullable().optional().describe(description);
+
+/**
+ * POST …/sessions/search: the GET's query as a JSON object (sessionSearchQuery in @parley/analytics).
+ * Unknown fields are ignored, as unknown query parameters are.
+ */
+export const sessionSearchBody = z
+  .object({
+    fromDate: bodySingle('Inclusive ISO 8601 start (date or date-time; no zone means UTC).'),
+    toDate: bodySingle('Exclusive ISO 8601 end.'),
+    sessionIds: bodyMulti('Up to 10,000 session ids; may replace the date range.'),
+    containmentType: bodyMulti(`Up to 100 of ${CONTAINMENT_TYPE_FILTERS.join(', ')} (case-sensitive).`),
+    environment: bodyMulti(`Up to 4 of ${SESSION_ENVIRONMENT_FILTERS.join(', ')}.`),
+    channelUId: bodyMulti('End-user identities recorded on the channel, up to 100.'),
+    callerNumber: bodyMulti(
+      'Caller numbers or identities, up to 100 entries of at most 512 characters; + is sent as is.',
+    ),
+    channel: bodyMulti('Up to 50 distinct channels of at most 128 characters.'),
+    traceDimensions: z
+      .record(z.string(), z.union([z.string(), z.number(), z.array(z.union([z.string(), z.number()]))]))
+      .nullable()
+      .optional()
+      .describe('Dimension name to the exact value it must have; up to 20 names, all must match.'),
+    status: bodySingle(`One of ${SESSION_STATUS_FILTERS.join(', ')}.`),
+    limit: bodySingle(`Integer 1..${MAX_LIMIT}, default 100; a page stays within 1 MiB.`),
+    offset: bodySingle('Integer >= 0, default 0.'),
+    sortBy: bodySingle(`${SESSION_SORT_FIELDS.join(', ')}; default createdAt. Our extension.`),
+    sortOrder: bodySingle(`${SORT_DIRECTIONS.join(' or ')}; default desc. Our extension.`),
+  })
+  .describe('The filters of the GET session list, as JSON');
+
 /** The ledger's window and filters: the page's and the time series' (parseLedgerQuery's readLedgerMatch). */
 const ledgerMatch = {
   ...dateRange,
