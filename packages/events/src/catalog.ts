@@ -1,7 +1,12 @@
 import type { EventInput, KnownEvent, ParsedEvent } from './createCatalog.js';
 import { createCatalog } from './createCatalog.js';
 import { auditRecorded } from './schemas/audit.js';
-import { channelMessageSent, channelSendFailed, channelSendSuppressed } from './schemas/channel.js';
+import {
+  channelDeliveryReported,
+  channelMessageSent,
+  channelSendFailed,
+  channelSendSuppressed,
+} from './schemas/channel.js';
 import {
   httpAsyncCallbackAttempted,
   httpAsyncCallbackDeadLettered,
@@ -55,6 +60,7 @@ export const eventCatalog = createCatalog([
   channelMessageSent,
   channelSendFailed,
   channelSendSuppressed,
+  channelDeliveryReported,
   httpAsyncMessageAccepted,
   httpAsyncCallbackQueued,
   httpAsyncCallbackAttempted,

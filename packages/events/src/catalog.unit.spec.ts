@@ -22,6 +22,7 @@ describe('the catalog', () => {
       [
         'AgentReplied',
         'AuditRecorded',
+        'ChannelDeliveryReported',
         'ChannelMessageSent',
         'ChannelSendFailed',
         'ChannelSendSuppressed',

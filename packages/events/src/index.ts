@@ -45,9 +45,12 @@ export {
   URL_KINDS,
 } from './schemas/audit.js';
 export {
+  type ChannelDeliveryReportedData,
   type ChannelMessageSentData,
   type ChannelSendFailedData,
   type ChannelSendSuppressedData,
+  channelDeliveryReported,
+  channelDeliveryReportedSchema,
   channelMessageSent,
   channelMessageSentSchema,
   channelSendFailed,

@@ -67,3 +67,35 @@ export const channelSendSuppressed = defineEvent({
   schemaVersion: 1,
   schema: channelSendSuppressedSchema,
 });
+
+/**
+ * The platform reported on a reply it was given (a delivery receipt, a status callback): appended
+ * to the reply's session when the report arrives on the connection's webhook. One event per
+ * (connection, platform message id, platform status): a repeated report appends nothing.
+ */
+export const channelDeliveryReportedSchema = z.object({
+  sessionId: idSchema,
+  projectId: idSchema,
+  connectionId: idSchema,
+  channelType: z.string().min(1).max(128),
+  /** The provider variant, when the channel type has several (`vonage`). */
+  provider: z.string().min(1).max(64).optional(),
+  /** The reply (AgentReplied.messageId) the reported message carried. */
+  messageId: idSchema,
+  /** The platform's id of the reported message (one part of the reply when it went in parts). */
+  externalMessageId: z.string().min(1).max(512),
+  /** The platform's own status word. */
+  status: z.string().min(1).max(64),
+  /** The status in Parley's terms. */
+  outcome: z.enum(['pending', 'delivered', 'read', 'failed', 'unknown']),
+  /** The platform's error code, when it gives one. */
+  errorCode: z.string().min(1).max(64).optional(),
+  /** When the platform says the status was reached. */
+  reportedAt: timestampSchema,
+});
+export type ChannelDeliveryReportedData = z.infer<typeof channelDeliveryReportedSchema>;
+export const channelDeliveryReported = defineEvent({
+  type: 'ChannelDeliveryReported',
+  schemaVersion: 1,
+  schema: channelDeliveryReportedSchema,
+});

@@ -87,6 +87,17 @@ const requiredFields: { [T in EventType]: readonly string[] } = {
     'reason',
     'suppressedAt',
   ],
+  ChannelDeliveryReported: [
+    'sessionId',
+    'projectId',
+    'connectionId',
+    'channelType',
+    'messageId',
+    'externalMessageId',
+    'status',
+    'outcome',
+    'reportedAt',
+  ],
   AuditRecorded: ['projectId', 'action', 'principal', 'resource', 'content', 'at'],
   HttpAsyncMessageAccepted: [
     'messageId',

@@ -436,6 +436,33 @@ export const eventDataArbitraries: DataArbitraries = {
     reason: shortText,
     suppressedAt: timestamp,
   }),
+  ChannelDeliveryReported: fc.record(
+    {
+      ...sessionScope,
+      connectionId: id,
+      channelType: channel,
+      provider: fc.constantFrom('vonage', 'twilio'),
+      messageId: id,
+      externalMessageId: id,
+      status: fc.constantFrom('submitted', 'delivered', 'rejected', 'buffered', 'read'),
+      outcome: fc.constantFrom('pending', 'delivered', 'read', 'failed', 'unknown'),
+      errorCode: fc.constantFrom('1000', '2', 'c11'),
+      reportedAt: timestamp,
+    },
+    {
+      requiredKeys: [
+        'sessionId',
+        'projectId',
+        'connectionId',
+        'channelType',
+        'messageId',
+        'externalMessageId',
+        'status',
+        'outcome',
+        'reportedAt',
+      ],
+    },
+  ),
   HttpAsyncMessageAccepted: fc.record(
     {
       messageId: id,
