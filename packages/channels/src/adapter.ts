@@ -1,5 +1,6 @@
 import type {
   ChannelHttp,
+  DeliveryReceipt,
   NormalizedMessage,
   OutgoingMessage,
   OutgoingReply,
@@ -12,6 +13,8 @@ export type {
   ActionEvent,
   ChannelHttp,
   ConnectionStatus,
+  DeliveryOutcome,
+  DeliveryReceipt,
   NormalizedMessage,
   OutgoingMessage,
   OutgoingReply,
@@ -33,9 +36,20 @@ export interface InboundRequest {
 /** A channel adapter (spec 001 "Adapter interface"). */
 export interface ChannelAdapter {
   readonly channelType: string;
+  /**
+   * The provider variant this adapter implements (manifest `providers`), for channel types that
+   * have several; the pipeline serves a connection only with its own provider's adapter.
+   */
+  readonly provider?: string;
   verifyRequest(req: InboundRequest, connection: ResolvedConnection): boolean | Promise<boolean>;
   /** Events to process (0..n), already filtered (bot messages, irrelevant subtypes), each with its external message id. */
   parseIncoming(req: InboundRequest, connection: ResolvedConnection): NormalizedMessage[];
+  /**
+   * Delivery receipts and status callbacks in a verified request (0..n), for platforms that send
+   * them to the same webhook. The pipeline records those of replies it sent; and, for an adapter
+   * with this method, keeps the ids of what it sends (SendResult.externalMessageIds) to match them.
+   */
+  parseReceipts?(req: InboundRequest, connection: ResolvedConnection): DeliveryReceipt[];
   transformOutput?(reply: OutgoingReply, connection: ResolvedConnection): unknown;
   sendResponse(
     message: OutgoingMessage,

@@ -7,6 +7,8 @@ export type {
   ChannelAdapter,
   ChannelHttp,
   ConnectionStatus,
+  DeliveryOutcome,
+  DeliveryReceipt,
   InboundRequest,
   NormalizedMessage,
   OutgoingMessage,

@@ -19,6 +19,14 @@ export {
   startStandIn,
   testConnection,
 } from './adapters/testing/standInServer.js';
+export {
+  messagesInbound as vonageMessagesInbound,
+  messagesStatus as vonageMessagesStatus,
+  signSmsApi,
+  smsApiInbound,
+  smsApiReceipt,
+  vonageWebhookToken,
+} from './adapters/vonage/testing/vonageWebhooks.js';
 export { xmlWellFormedError } from './adapters/vxml/xmlWellFormed.js';
 export {
   createSelfSignedCertificate,

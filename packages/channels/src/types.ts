@@ -38,6 +38,26 @@ export interface ActionEvent {
   [key: string]: unknown;
 }
 
+/**
+ * A platform's report on a message the service sent (a delivery receipt, a status callback):
+ * what an adapter's parseReceipts gives the inbound pipeline, which records it on the reply's
+ * session (`ChannelDeliveryReported`).
+ */
+export interface DeliveryReceipt {
+  /** The platform's id of the sent message (SendResult.externalMessageIds). */
+  externalMessageId: string;
+  /** The platform's own status word (`delivered`, `rejected`, `buffered`...). */
+  status: string;
+  /** The status in Parley's terms. */
+  outcome: DeliveryOutcome;
+  /** The platform's error code, when it reports one. */
+  errorCode?: string;
+  /** When the platform says the status was reached (else when the report arrived), ISO 8601. */
+  timestamp: string;
+}
+
+export type DeliveryOutcome = 'pending' | 'delivered' | 'read' | 'failed' | 'unknown';
+
 /** The agent's reply to transform into the channel's native form (spec 001 adapter interface). */
 export interface OutgoingReply {
   text: string;
@@ -63,7 +83,13 @@ export interface OutgoingMessage {
 /** What sendResponse reports. `retryable` false: the failure is permanent, no retry. */
 export type SendResult =
   /** `suppressed`: deliberately not delivered, and why (the channel's own rule, e.g. a cooldown). */
-  | { ok: true; externalMessageId?: string; suppressed?: string }
+  | {
+      ok: true;
+      externalMessageId?: string;
+      /** Every message id the platform gave (a reply sent in parts has several); for delivery receipts. */
+      externalMessageIds?: string[];
+      suppressed?: string;
+    }
   | { ok: false; retryable: boolean; error: string; status?: number };
 
 /**
@@ -88,6 +114,11 @@ export interface ResolvedConnection {
   tenantId: string;
   projectId: string;
   channelType: string;
+  /**
+   * The provider variant serving the connection (`vonage` for an SMS connection on Vonage);
+   * null or absent: the channel type's only implementation, or its default provider.
+   */
+  provider?: string | null;
   /** Routing key for inbound messages (spec 001 §4.1 identifier shapes). */
   externalIdentifier: string;
   /** Agent binding: the agent new sessions start with; null: the project's default agent. */

@@ -188,6 +188,31 @@ export {
 export { parseTelegramUpdate, telegramBotId } from './telegram/telegramPayload.js';
 export { TELEGRAM_LIMITS, type TelegramOutput, toTelegramOutput } from './telegram/telegramTransform.js';
 export {
+  createVonageAdapter,
+  VONAGE_SMS_MAX_TEXT,
+  type VonageAdapter,
+  type VonageAdapterOptions,
+} from './vonage/vonageAdapter.js';
+export {
+  apiOfBody,
+  parseVonageInbound,
+  parseVonageReceipts,
+  smsApiParams,
+  vonageNumberOf,
+} from './vonage/vonagePayload.js';
+export { sendVonagePart, VONAGE_API_HOST, VONAGE_REST_HOST } from './vonage/vonageSend.js';
+export {
+  VONAGE_API_CREDENTIALS,
+  VONAGE_APIS,
+  VONAGE_PROVIDER,
+  VONAGE_SIGNATURE_METHODS,
+  type VonageApi,
+  type VonageSignatureMethod,
+  vonageSettingsOf,
+  vonageSettingsSchema,
+} from './vonage/vonageSettings.js';
+export { smsApiSignature, verifyMessagesWebhook, verifySmsApiWebhook } from './vonage/vonageSignature.js';
+export {
   createVxmlAdapter,
   nextUrlOf,
   VXML_CHANNEL_TYPE,

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { EMAIL_CHANNEL_TYPE, emailSettingsSchema } from '../adapters/email/emailSettings.js';
-import { InvalidIdentifierError, InvalidSettingsError } from './errors.js';
+import {
+  VONAGE_API_CREDENTIALS,
+  VONAGE_PROVIDER,
+  vonageSettingsOf,
+  vonageSettingsSchema,
+} from '../adapters/vonage/vonageSettings.js';
+import { adapterKey } from '../manifest/providers.js';
+import { InvalidCredentialsError, InvalidIdentifierError, InvalidSettingsError } from './errors.js';
 
 /**
  * What a channel type requires of a connection beyond the manifest's credentials, checked when a
@@ -11,6 +18,8 @@ interface ChannelRules {
   settings?: z.ZodType;
   /** The identifier as stored (e.g. lower-cased); throws InvalidIdentifierError when unusable. */
   identifier?(value: string): string;
+  /** Credentials the settings require beyond the manifest's (a Vonage connection's API). */
+  credentialsFor?(settings: Record<string, unknown>): readonly string[];
 }
 
 const emailAddress = z.email();
@@ -26,16 +35,50 @@ const RULES: Readonly<Record<string, ChannelRules>> = {
       return address;
     },
   },
+  // Rules of a provider variant are keyed by `<type>/<provider>` (adapterKey).
+  [adapterKey('sms', VONAGE_PROVIDER)]: {
+    settings: vonageSettingsSchema,
+    // Vonage writes numbers without the +: the identifier is the number as its webhooks give `to`.
+    identifier(value) {
+      const number = value.replace(/^\+/, '');
+      if (!/^\d{4,15}$/.test(number))
+        throw new InvalidIdentifierError(
+          'sms',
+          'the Vonage number in E.164, digits only (a leading + is dropped)',
+        );
+      return number;
+    },
+    credentialsFor: (settings) => VONAGE_API_CREDENTIALS[vonageSettingsOf(settings).api],
+  },
 };
 
-/** The identifier as the channel type stores it (unchanged for most types). */
-export function normalizeIdentifier(channelType: string, value: string): string {
-  return RULES[channelType]?.identifier?.(value) ?? value;
+const rulesOf = (channelType: string, provider: string | null | undefined): ChannelRules | undefined =>
+  RULES[adapterKey(channelType, provider)] ?? (provider ? undefined : RULES[channelType]);
+
+/** The identifier as the channel type (or its provider) stores it (unchanged for most types). */
+export function normalizeIdentifier(channelType: string, value: string, provider?: string | null): string {
+  return rulesOf(channelType, provider)?.identifier?.(value) ?? value;
 }
 
-/** Throws InvalidSettingsError when the channel type checks its settings and these fail. */
-export function checkSettings(channelType: string, settings: Record<string, unknown>): void {
-  const schema = RULES[channelType]?.settings;
+/** Throws InvalidCredentialsError when the settings require credentials the connection lacks. */
+export function checkCredentialNames(
+  channelType: string,
+  provider: string | null | undefined,
+  settings: Record<string, unknown>,
+  names: readonly string[],
+): void {
+  const required = rulesOf(channelType, provider)?.credentialsFor?.(settings) ?? [];
+  const missing = required.filter((n) => !names.includes(n));
+  if (missing.length > 0) throw new InvalidCredentialsError(channelType, missing, []);
+}
+
+/** Throws InvalidSettingsError when the channel type (or its provider) checks its settings and these fail. */
+export function checkSettings(
+  channelType: string,
+  settings: Record<string, unknown>,
+  provider?: string | null,
+): void {
+  const schema = rulesOf(channelType, provider)?.settings;
   if (schema === undefined) return;
   const result = schema.safeParse(settings);
   if (result.success) return;

@@ -26,6 +26,21 @@ export class UnknownChannelTypeError extends ParleyError {
   }
 }
 
+/** A provider the channel type has no variant for (or any provider, for a type without variants). */
+export class UnknownProviderError extends ParleyError {
+  constructor(channelType: string, provider: string, known: readonly string[]) {
+    super(
+      'UNKNOWN_PROVIDER',
+      400,
+      known.length === 0
+        ? `channel type ${channelType} has no provider variants (got ${provider})`
+        : `unknown ${channelType} provider: ${provider} (one of ${known.join(', ')})`,
+      { details: { provider, providers: [...known] } },
+    );
+    this.name = 'UnknownProviderError';
+  }
+}
+
 export class ChannelNotConnectableError extends ParleyError {
   constructor(channelType: string) {
     super('CHANNEL_TYPE_NOT_CONNECTABLE', 400, `channel type ${channelType} takes no channel connections`);

@@ -38,6 +38,14 @@ export const connectionSettingsSchema = z
 
 export const connectionInputSchema = z.strictObject({
   channelType: z.string().min(1).max(64),
+  /**
+   * The provider variant (docs/channels.md "Provider variants"): one of the manifest entry's
+   * `providers`; absent: the default one. Not for channel types without variants. Cannot change.
+   */
+  provider: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,63}$/)
+    .optional(),
   externalIdentifier: externalIdentifierSchema,
   name: name.optional(),
   agentName: agentName.nullable().optional(),

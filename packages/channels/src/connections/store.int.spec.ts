@@ -46,6 +46,7 @@ describe('connection store', () => {
       settings: { apiBaseUrl: 'http://127.0.0.1:9999/api' },
     });
     expect(created).toEqual({
+      provider: null,
       id: expect.stringMatching(/^chc_[0-9A-Za-z]{16}$/),
       tenantId,
       projectId,
@@ -77,6 +78,7 @@ describe('connection store', () => {
 
     const resolved = await store.resolve('slack', 'T0001:A0001');
     expect(resolved).toEqual({
+      provider: null,
       id: created.id,
       tenantId,
       projectId,

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { type Pool, type PoolClient, withTransaction } from '@parley/platform';
 import { type CredentialKeyring, hashVerifyToken } from '../crypto/keyring.js';
 import { type ChannelManifestEntry, manifestEntry, webhookPathOf } from '../manifest/manifest.js';
+import { type ProviderVariant, providerVariant, providerVariants } from '../manifest/providers.js';
 import type { ConnectionStatus, ResolvedConnection, VerifyTokenLookup } from '../types.js';
-import { checkSettings, normalizeIdentifier } from './channelRules.js';
+import { checkCredentialNames, checkSettings, normalizeIdentifier } from './channelRules.js';
 import {
   ChannelNotConnectableError,
   ConnectionExistsError,
@@ -11,6 +12,7 @@ import {
   InvalidCredentialsError,
   ProjectNotFoundError,
   UnknownChannelTypeError,
+  UnknownProviderError,
 } from './errors.js';
 import {
   type ConnectionInput,
@@ -31,6 +33,8 @@ export interface ChannelConnection {
   tenantId: string;
   projectId: string;
   channelType: string;
+  /** The provider variant (`twilio`, `vonage` for sms); null for channel types without variants. */
+  provider: string | null;
   externalIdentifier: string;
   name: string | null;
   agentName: string | null;
@@ -84,6 +88,7 @@ interface Row {
   tenant_id: string;
   project_id: string;
   channel_type: string;
+  provider: string | null;
   external_identifier: string;
   name: string | null;
   agent_name: string | null;
@@ -101,7 +106,7 @@ interface Row {
   updated_at: Date;
 }
 
-const COLUMNS = `id, tenant_id, project_id, channel_type, external_identifier, name, agent_name, deployment_id,
+const COLUMNS = `id, tenant_id, project_id, channel_type, provider, external_identifier, name, agent_name, deployment_id,
   active, settings, credentials_key_id, credentials_ciphertext, credential_names, consecutive_failures,
   last_error, last_error_at, errored_at, created_at, updated_at`;
 
@@ -113,6 +118,7 @@ const toConnection = (r: Row): ChannelConnection => ({
   tenantId: r.tenant_id,
   projectId: r.project_id,
   channelType: r.channel_type,
+  provider: r.provider,
   externalIdentifier: r.external_identifier,
   name: r.name,
   agentName: r.agent_name,
@@ -121,7 +127,7 @@ const toConnection = (r: Row): ChannelConnection => ({
   status: statusOf(r),
   credentialNames: r.credential_names,
   settings: r.settings,
-  webhookPath: webhookPathOf(r.channel_type, r.external_identifier),
+  webhookPath: webhookPathOf(r.channel_type, r.external_identifier, r.provider),
   consecutiveFailures: r.consecutive_failures,
   lastError:
     r.last_error === null || r.last_error_at === null ? null : { message: r.last_error, at: r.last_error_at },
@@ -155,10 +161,29 @@ function connectableEntry(channelType: string): ChannelManifestEntry {
   return entry;
 }
 
-function checkCredentials(entry: ChannelManifestEntry, credentials: Record<string, string>): void {
+/** The connection's provider variant (null: the type has none); UnknownProviderError when it has no such one. */
+function variantOf(channelType: string, provider: string | null | undefined): ProviderVariant | null {
+  const variant = providerVariant(channelType, provider);
+  if (variant === undefined) {
+    throw new UnknownProviderError(
+      channelType,
+      provider ?? '',
+      providerVariants(channelType).map((v) => v.provider),
+    );
+  }
+  return variant;
+}
+
+/** The credentials of the provider variant when there is one, else of the channel type. */
+function checkCredentials(
+  entry: ChannelManifestEntry,
+  variant: ProviderVariant | null,
+  credentials: Record<string, string>,
+): void {
   const names = Object.keys(credentials);
-  const missing = entry.requiredCredentials.filter((n) => !Object.hasOwn(credentials, n));
-  const taken = new Set([...entry.requiredCredentials, ...entry.optionalCredentials]);
+  const taking = variant ?? entry;
+  const missing = taking.requiredCredentials.filter((n) => !Object.hasOwn(credentials, n));
+  const taken = new Set([...taking.requiredCredentials, ...taking.optionalCredentials]);
   const unknown = names.filter((n) => !taken.has(n)).sort();
   if (missing.length > 0 || unknown.length > 0)
     throw new InvalidCredentialsError(entry.channelType, missing, unknown);
@@ -192,6 +217,7 @@ export function createConnectionStore(pool: Pool, keyring: CredentialKeyring): C
     tenantId: r.tenant_id,
     projectId: r.project_id,
     channelType: r.channel_type,
+    provider: r.provider,
     externalIdentifier: r.external_identifier,
     agentName: r.agent_name,
     deploymentId: r.deployment_id,
@@ -212,17 +238,20 @@ export function createConnectionStore(pool: Pool, keyring: CredentialKeyring): C
     async create(projectId, input) {
       const c = connectionInputSchema.parse(input);
       const entry = connectableEntry(c.channelType);
-      checkCredentials(entry, c.credentials);
-      c.externalIdentifier = normalizeIdentifier(c.channelType, c.externalIdentifier);
-      checkSettings(c.channelType, c.settings ?? {});
+      const variant = variantOf(c.channelType, c.provider);
+      const provider = variant?.provider ?? null;
+      checkCredentials(entry, variant, c.credentials);
+      c.externalIdentifier = normalizeIdentifier(c.channelType, c.externalIdentifier, provider);
+      checkSettings(c.channelType, c.settings ?? {}, provider);
+      checkCredentialNames(c.channelType, provider, c.settings ?? {}, Object.keys(c.credentials));
       const id = newConnectionId();
       const sealed = seal(id, c.credentials);
       try {
         const { rows } = await pool.query<Row>(
           `insert into channel_connections (id, tenant_id, project_id, channel_type, external_identifier, name,
              agent_name, deployment_id, active, settings, credentials_key_id, credentials_ciphertext,
-             credential_names, verify_token_sha256)
-           select $1, p.tenant_id, p.id, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13
+             credential_names, verify_token_sha256, provider)
+           select $1, p.tenant_id, p.id, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13, $14
              from projects p where p.id = $2
            returning ${COLUMNS}`,
           [
@@ -239,6 +268,7 @@ export function createConnectionStore(pool: Pool, keyring: CredentialKeyring): C
             sealed.ciphertext,
             sealed.names,
             sealed.verifyTokenHash,
+            provider,
           ],
         );
         if (rows[0] === undefined) throw new ProjectNotFoundError();
@@ -282,6 +312,7 @@ export function createConnectionStore(pool: Pool, keyring: CredentialKeyring): C
         );
         const row = rows[0];
         if (row === undefined) throw new ConnectionNotFoundError(id);
+        const variant = providerVariant(row.channel_type, row.provider) ?? null;
         let sealed: ReturnType<typeof seal> | undefined;
         if (p.credentials !== undefined) {
           const merged = open(row);
@@ -290,7 +321,7 @@ export function createConnectionStore(pool: Pool, keyring: CredentialKeyring): C
             else merged[k] = v;
           }
           const entry = manifestEntry(row.channel_type);
-          if (entry !== undefined) checkCredentials(entry, merged);
+          if (entry !== undefined) checkCredentials(entry, variant, merged);
           sealed = seal(id, merged);
         }
         // Turning a connection (back) on clears its error: the operator fixed what failed.
@@ -298,8 +329,16 @@ export function createConnectionStore(pool: Pool, keyring: CredentialKeyring): C
         const identifier =
           p.externalIdentifier === undefined
             ? row.external_identifier
-            : normalizeIdentifier(row.channel_type, p.externalIdentifier);
-        if (p.settings !== undefined) checkSettings(row.channel_type, p.settings);
+            : normalizeIdentifier(row.channel_type, p.externalIdentifier, row.provider);
+        if (p.settings !== undefined) checkSettings(row.channel_type, p.settings, row.provider);
+        // What the settings require of the credentials (a Vonage connection's API), on the result.
+        if (p.settings !== undefined || sealed !== undefined)
+          checkCredentialNames(
+            row.channel_type,
+            row.provider,
+            p.settings ?? row.settings,
+            sealed?.names ?? row.credential_names,
+          );
         try {
           const updated = await client.query<Row>(
             `update channel_connections set

@@ -37,5 +37,6 @@ export {
   RetryableSendError,
   type SendOutcome,
 } from './processor.js';
-export { createChannelAdapters } from './registry.js';
+export { receiptEventId, recordOutboundMessages, recordReceipts } from './receipts.js';
+export { adapterMap, createChannelAdapters } from './registry.js';
 export { type ChannelWorkers, workChannelQueues } from './work.js';

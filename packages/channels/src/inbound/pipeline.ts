@@ -10,6 +10,7 @@ import {
   type SyncOutcome,
   type SyncResponse,
 } from '../adapter.js';
+import { adapterKey, providerVariant, providerVariants } from '../manifest/providers.js';
 import type { NormalizedMessage, ResolvedConnection, VerifyTokenLookup } from '../types.js';
 import { deliveryEventId, inboundJobId } from './ids.js';
 import { CHANNEL_INBOUND_QUEUE, type InboundJobData, notifyChannelJob } from './jobs.js';
@@ -21,6 +22,7 @@ import {
   runChannelTurn,
   withConversationLock,
 } from './processor.js';
+import { recordReceipts } from './receipts.js';
 
 /**
  * An adapter as the inbound routes use it. `connectionIdentifier` reads the routing key from a
@@ -50,8 +52,18 @@ export interface WebhookCall {
 export type WebhookOutcome =
   /** A verification challenge answered (GET hub.challenge, Slack url_verification...). */
   | { kind: 'challenge'; status: number; body: string }
-  /** Verified and processed: `accepted` new messages enqueued, `duplicates` already seen, `ignored` why nothing ran. */
-  | { kind: 'accepted'; accepted: number; duplicates: number; ignored?: 'connection_inactive' }
+  /**
+   * Verified and processed: `accepted` new messages enqueued, `duplicates` already seen, `ignored`
+   * why nothing ran; `receipts`: of the delivery receipts the request carried (when it carried
+   * any), how many report on replies this service sent (each recorded once).
+   */
+  | {
+      kind: 'accepted';
+      accepted: number;
+      duplicates: number;
+      ignored?: 'connection_inactive';
+      receipts?: number;
+    }
   /** A synchronous channel (delivery `sync_response`): the adapter's rendered HTTP response, as is. */
   | { kind: 'sync'; response: SyncResponse }
   | { kind: 'refused'; reason: WebhookRefusal };
@@ -132,10 +144,21 @@ function adapterFor(
   route: WebhookRoute,
 ): InboundAdapter | undefined {
   if (route.kind === 'provider') {
-    const variant = adapters.get(`${channelType}/${route.provider}`);
+    const variant = adapters.get(adapterKey(channelType, route.provider));
     if (variant) return variant;
+    // A type with provider variants has no others; a type without any takes the route as its own.
+    if (providerVariants(channelType).length > 0) return undefined;
   }
   return adapters.get(channelType);
+}
+
+/**
+ * Whether the adapter serving a route is the connection's provider's: a connection is reached only
+ * through its own provider's signing scheme (a Vonage number is not a Twilio-signed webhook).
+ */
+function servesConnection(adapter: InboundAdapter, connection: ResolvedConnection): boolean {
+  const provider = providerVariant(connection.channelType, connection.provider)?.provider;
+  return (adapter.provider ?? undefined) === (provider ?? undefined);
 }
 
 function identifierOf(adapter: InboundAdapter, call: WebhookCall): string | null {
@@ -464,7 +487,8 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
       const identifier = identifierOf(adapter, call);
       if (identifier === null || identifier === '') return { kind: 'refused', reason: 'identifier_missing' };
       const connection = await connections.resolve(call.channelType, identifier);
-      if (connection === null) return { kind: 'refused', reason: 'connection_not_found' };
+      if (connection === null || !servesConnection(adapter, connection))
+        return { kind: 'refused', reason: 'connection_not_found' };
 
       // 4. The signature, with the connection's own secrets. Nothing is recorded before this.
       if (!(await adapter.verifyRequest(call.request, connection))) {
@@ -492,9 +516,12 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
         return { kind: 'sync', response: await answerSync(adapter, connection, call.request, runTurn) };
       }
 
-      // 5. Normalize (and filter), 6. enqueue with idempotency keys.
+      // 5. Normalize (and filter), 6. enqueue with idempotency keys; receipts on the sent replies.
       const counts = await deliver(connection, adapter.parseIncoming(call.request, connection));
-      return { kind: 'accepted', ...counts };
+      const receipts = adapter.parseReceipts?.(call.request, connection) ?? [];
+      if (receipts.length === 0) return { kind: 'accepted', ...counts };
+      const recorded = await recordReceipts({ pool, store: deps.store, logger }, connection, receipts);
+      return { kind: 'accepted', ...counts, receipts: recorded };
     },
     deliver,
   };

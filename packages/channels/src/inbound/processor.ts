@@ -3,6 +3,7 @@ import type { EventStore } from '@parley/eventstore';
 import type { Logger, Pool, PoolClient } from '@parley/platform';
 import type PgBoss from 'pg-boss';
 import type { ChannelAdapter, SyncOutcome } from '../adapter.js';
+import { adapterKey, providerVariant } from '../manifest/providers.js';
 import type {
   ChannelHttp,
   NormalizedMessage,
@@ -13,6 +14,7 @@ import type {
 } from '../types.js';
 import { deliveryEventId, derivedUuid, sendJobId } from './ids.js';
 import { CHANNEL_SEND_QUEUE, type InboundJobData, notifyChannelJob, type SendJobData } from './jobs.js';
+import { recordOutboundMessages } from './receipts.js';
 
 /** The runtime turn the worker runs (a subset of @parley/runtime's TurnRequest / TurnResult). */
 export interface ChannelTurnRequest {
@@ -85,6 +87,19 @@ const NEW_SESSION_ERRORS = new Set(['SessionEndedError', 'SessionNotFoundError']
  * message is marked answered without a reply instead of being retried.
  */
 const FINAL_TURN_ERRORS = new Set(['ProviderFailedError', 'AgentNotFoundError', 'ProjectNotFoundError']);
+
+/**
+ * The adapter of the connection's provider variant; the channel type's for a type without variants
+ * or on its default provider (maps keyed by type alone serve those), never another provider's.
+ */
+const adapterOf = (
+  adapters: ReadonlyMap<string, ChannelAdapter>,
+  connection: ResolvedConnection,
+): ChannelAdapter | undefined => {
+  const variant = providerVariant(connection.channelType, connection.provider);
+  const own = adapters.get(adapterKey(connection.channelType, variant?.provider));
+  return own ?? (variant ? (variant.default ? adapters.get(connection.channelType) : undefined) : undefined);
+};
 
 const httpOf = (deps: InboundWorkerDeps, connection: ResolvedConnection): ChannelHttp => {
   const base = connection.settings.apiBaseUrl;
@@ -279,7 +294,7 @@ export async function processInboundJob(
     );
     return;
   }
-  const adapter = deps.adapters.get(data.channelType) ?? deps.adapters.get(connection.channelType);
+  const adapter = adapterOf(deps.adapters, connection);
   if (adapter === undefined) throw new Error(`no adapter for channel type ${data.channelType}`);
 
   await withConversationLock(pool, connectionId, message.externalSessionKey, async (lockClient) => {
@@ -379,7 +394,7 @@ export async function processSendJob(
   const eventId = deliveryEventId(data.connectionId, data.replyMessageId);
 
   const connection = await deps.connections.resolveById(data.connectionId);
-  const adapter = deps.adapters.get(data.channelType);
+  const adapter = connection === null ? undefined : adapterOf(deps.adapters, connection);
   let result: SendResult;
   if (connection === null) {
     result = { ok: false, retryable: false, error: 'connection deleted' };
@@ -419,6 +434,14 @@ export async function processSendJob(
     return 'suppressed';
   }
   if (result.ok) {
+    // Platforms that report on sent messages: keep their ids for the receipts (inbound/receipts.ts).
+    if (adapter?.parseReceipts !== undefined) {
+      const ids = result.externalMessageIds ?? (result.externalMessageId ? [result.externalMessageId] : []);
+      await recordOutboundMessages(deps.pool, data.connectionId, ids, {
+        sessionId: data.sessionId,
+        messageId: data.replyMessageId,
+      });
+    }
     await deps.store.append(sessionStream(data.sessionId), [
       toAppend(
         'ChannelMessageSent',

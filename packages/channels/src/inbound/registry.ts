@@ -9,12 +9,18 @@ import { createMsTeamsAdapter } from '../adapters/msteams/msteamsAdapter.js';
 import { createSlackAdapter } from '../adapters/slack/slackAdapter.js';
 import { createSmsAdapter } from '../adapters/sms/smsAdapter.js';
 import { createTelegramAdapter } from '../adapters/telegram/telegramAdapter.js';
+import { createVonageAdapter } from '../adapters/vonage/vonageAdapter.js';
 import { createVxmlAdapter } from '../adapters/vxml/vxmlAdapter.js';
 import { createWhatsAppAdapter } from '../adapters/whatsapp/whatsappAdapter.js';
 import { createZendeskAdapter } from '../adapters/zendesk/zendeskAdapter.js';
+import { adapterKey, providerVariants } from '../manifest/providers.js';
 import type { InboundAdapter } from './pipeline.js';
 
-/** The adapters this build ships, by channel type: what the inbound routes and the worker use. */
+/**
+ * The adapters this build ships, by channel type, and provider variants by `<type>/<provider>`
+ * (adapterKey; the default provider's adapter is under both): what the inbound routes, the worker
+ * and the connection routes use.
+ */
 export function createChannelAdapters(
   // `pool`: adapters that keep state in the database (a2a's task store) are included only with it.
   options: {
@@ -35,6 +41,7 @@ export function createChannelAdapters(
     createSlackAdapter(options),
     createSmsAdapter(options),
     createTelegramAdapter(options),
+    createVonageAdapter(options),
     createVxmlAdapter(options),
     createWhatsAppAdapter(),
     createZendeskAdapter(options),
@@ -47,5 +54,20 @@ export function createChannelAdapters(
       }),
     );
   if (options.pool !== undefined) adapters.push(createEmailAdapter({ ...options, pool: options.pool }));
-  return new Map(adapters.map((adapter) => [adapter.channelType, adapter]));
+  return adapterMap(adapters);
+}
+
+/** Adapters by key: a provider's under `<type>/<provider>`, the default provider's also under the type. */
+export function adapterMap(adapters: readonly InboundAdapter[]): ReadonlyMap<string, InboundAdapter> {
+  const map = new Map<string, InboundAdapter>();
+  for (const adapter of adapters) {
+    if (adapter.provider === undefined) {
+      map.set(adapter.channelType, adapter);
+      continue;
+    }
+    map.set(adapterKey(adapter.channelType, adapter.provider), adapter);
+    const variant = providerVariants(adapter.channelType).find((v) => v.provider === adapter.provider);
+    if (variant?.default === true) map.set(adapter.channelType, adapter);
+  }
+  return map;
 }

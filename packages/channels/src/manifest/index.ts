@@ -1,1 +1,2 @@
 export * from './manifest.js';
+export * from './providers.js';

@@ -3,6 +3,7 @@
  * channel type ids are Parley's choice (the spec writes vendors neutrally); docs/channels.md maps
  * each to the spec's wording.
  */
+import { type ProviderVariant, providerVariant, providerVariants } from './providers.js';
 
 export const INGRESS_KINDS = ['webhook', 'websocket', 'api', 'smtp', 'sync_webhook', 'none'] as const;
 export const DELIVERY_KINDS = ['async_queue', 'sync_response', 'websocket', 'direct_send', 'none'] as const;
@@ -44,11 +45,17 @@ export interface ChannelManifestEntry {
   /** Inbound path, with `:identifier` / `:streamId` placeholders; '' when there is no HTTP ingress. */
   webhookPathPattern: string;
   capabilities: ChannelCapabilities;
+  /**
+   * The provider variants of the channel type (spec 001 §4.1 provider route), each with its own
+   * signing, credentials and webhook path; empty when the type has one implementation. The entry's
+   * own credentials and path are those of the default variant.
+   */
+  providers: readonly ProviderVariant[];
 }
 
 type EntryInput = Omit<
   ChannelManifestEntry,
-  'capabilities' | 'optionalCredentials' | 'webhookPathPattern'
+  'capabilities' | 'optionalCredentials' | 'webhookPathPattern' | 'providers'
 > & {
   optionalCredentials?: string[];
   webhookPathPattern?: string;
@@ -401,6 +408,7 @@ const ENTRIES: EntryInput[] = [
 const freeze = (input: EntryInput): ChannelManifestEntry =>
   Object.freeze({
     ...input,
+    providers: providerVariants(input.channelType),
     optionalCredentials: input.optionalCredentials ?? [],
     webhookPathPattern: input.webhookPathPattern ?? webhook(input.channelType),
     capabilities: Object.freeze({
@@ -422,10 +430,19 @@ const byType = new Map(CHANNEL_MANIFEST.map((e) => [e.channelType, e]));
 export const manifestEntry = (channelType: string): ChannelManifestEntry | undefined =>
   byType.get(channelType);
 
-/** The inbound webhook path of a connection, from its channel type's pattern; null without HTTP ingress. */
-export function webhookPathOf(channelType: string, externalIdentifier: string): string | null {
+/**
+ * The inbound webhook path of a connection, from its provider's pattern (else its channel type's);
+ * null without HTTP ingress.
+ */
+export function webhookPathOf(
+  channelType: string,
+  externalIdentifier: string,
+  provider?: string | null,
+): string | null {
   const entry = byType.get(channelType);
-  if (entry === undefined || entry.webhookPathPattern === '') return null;
-  if (!entry.webhookPathPattern.includes(':identifier')) return entry.webhookPathPattern;
-  return entry.webhookPathPattern.replace(':identifier', encodeURIComponent(externalIdentifier));
+  if (entry === undefined) return null;
+  const pattern = providerVariant(channelType, provider)?.webhookPathPattern ?? entry.webhookPathPattern;
+  if (pattern === '') return null;
+  if (!pattern.includes(':identifier')) return pattern;
+  return pattern.replace(':identifier', encodeURIComponent(externalIdentifier));
 }

@@ -10,6 +10,7 @@ import {
 import { computeRequestSignature } from '@parley/telephony';
 import { expect } from 'vitest';
 import { PUBLIC_BASE_URL } from './channelWorld.js';
+import { vonageMessagesCase, vonageSmsApiCase } from './vonageCases.js';
 
 /**
  * Test-only: one real channel adapter end to end. Each case builds a webhook request in the
@@ -24,6 +25,12 @@ export interface WebhookRequest {
 
 export interface AdapterCase {
   channelType: string;
+  /** The provider variant of the connection (sms: vonage), when not the type's default. */
+  provider?: string;
+  /** The test's name, when the channel type alone does not tell the cases apart. */
+  label?: string;
+  /** Connection settings beside `apiBaseUrl` (a Vonage connection's API). */
+  settings?: Record<string, unknown>;
   identifier: string;
   credentials: Record<string, string>;
   /** The platform API's answer to each call (stand-in). */
@@ -532,6 +539,8 @@ export const ADAPTER_CASES: readonly AdapterCase[] = [
   telegram,
   slack,
   sms,
+  vonageMessagesCase('447700900100'),
+  vonageSmsApiCase('447700900200'),
   line,
   zendesk,
 ];

@@ -19,7 +19,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => world?.close());
 
-describe.each(ADAPTER_CASES)('$channelType', (c) => {
+describe.each(ADAPTER_CASES.map((c) => ({ ...c, label: c.label ?? c.channelType })))('$label', (c) => {
   let platform: { baseUrl: string; requests: RecordedRequest[]; close(): Promise<void> };
   let connectionId: string;
   beforeAll(async () => {
@@ -29,9 +29,10 @@ describe.each(ADAPTER_CASES)('$channelType', (c) => {
     connectionId = (
       await world.connect({
         channelType: c.channelType,
+        ...(c.provider === undefined ? {} : { provider: c.provider }),
         externalIdentifier: c.identifier,
         credentials: c.credentials,
-        settings: { apiBaseUrl: platform.baseUrl },
+        settings: { ...c.settings, apiBaseUrl: platform.baseUrl },
       })
     ).id;
   });

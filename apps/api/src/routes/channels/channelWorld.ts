@@ -68,6 +68,7 @@ export interface ChannelWorld {
   /** A connection in a fresh project. */
   connect(input: {
     channelType: string;
+    provider?: string;
     externalIdentifier: string;
     credentials: Record<string, string>;
     settings?: Record<string, unknown>;

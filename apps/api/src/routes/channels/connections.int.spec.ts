@@ -100,6 +100,7 @@ describe('channel connections API', () => {
         tenantId,
         projectId,
         channelType: 'whatsapp',
+        provider: null,
         externalIdentifier: '106540352242922',
         name: 'WhatsApp support',
         agentName: 'support',
@@ -373,12 +374,164 @@ describe('channel manifest API', () => {
         supportsMedia: true,
         supportsThreading: false,
       },
+      providers: [],
     });
     const one = await app.inject('/api/v1/channels/manifest/slack');
     expect(one.json()).toMatchObject({ success: true, channel: { channelType: 'slack', authMode: 'hmac' } });
     const unknown = await app.inject('/api/v1/channels/manifest/pigeon');
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().error.code).toBe('UNKNOWN_CHANNEL_TYPE');
+  });
+});
+
+describe('provider variants (sms: twilio, vonage)', () => {
+  const VONAGE_SECRETS = [
+    'vonage-signature-secret',
+    '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----',
+  ];
+  const vonage = {
+    channelType: 'sms',
+    provider: 'vonage',
+    externalIdentifier: '+447700900000',
+    credentials: {
+      signatureSecret: VONAGE_SECRETS[0],
+      applicationId: 'aaaaaaaa-bbbb-cccc-dddd-0123456789ab',
+      privateKey: VONAGE_SECRETS[1],
+    },
+  };
+
+  it('creates a Vonage connection: its provider, its route, its number as Vonage writes it, credentials encrypted', async () => {
+    const created = await call('POST', base(), writeKey, vonage);
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().connection).toMatchObject({
+      channelType: 'sms',
+      provider: 'vonage',
+      externalIdentifier: '447700900000',
+      credentialNames: ['applicationId', 'privateKey', 'signatureSecret'],
+      webhookPath: '/api/v1/channels/sms/vonage/webhook',
+    });
+    for (const secret of VONAGE_SECRETS) expect(created.body).not.toContain(secret);
+    const { rows } = await db.pool.query('select * from channel_connections where id = $1', [
+      created.json().connection.id,
+    ]);
+    for (const secret of VONAGE_SECRETS) {
+      expect(JSON.stringify(rows[0])).not.toContain(secret);
+      expect(rows[0].credentials_ciphertext.toString('latin1')).not.toContain(secret);
+    }
+    expect((await store.resolve('sms', '447700900000'))?.credentials.signatureSecret).toBe(VONAGE_SECRETS[0]);
+    // The provider cannot change: a PATCH naming it is an unknown field.
+    const patch = await call('PATCH', `${base()}/${created.json().connection.id}`, writeKey, {
+      provider: 'twilio',
+    });
+    expect(patch.statusCode).toBe(400);
+    expect(patch.json().error.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('gives a connection without a provider the default one (twilio), with its credentials and path', async () => {
+    const created = await call('POST', base(), writeKey, {
+      channelType: 'sms',
+      externalIdentifier: '+15017122661',
+      credentials: { accountSid: 'ACXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX', authToken: 'token' },
+    });
+    expect(created.statusCode).toBe(201);
+    expect(created.json().connection).toMatchObject({
+      provider: 'twilio',
+      externalIdentifier: '+15017122661',
+      webhookPath: '/api/v1/channels/sms/webhook/%2B15017122661',
+    });
+  });
+
+  it('400 UNKNOWN_PROVIDER, INVALID_CREDENTIALS and INVALID_SETTINGS by the provider’s rules', async () => {
+    const refused = async (body: object, code: string) => {
+      const res = await call('POST', base(), writeKey, body);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().error.code).toBe(code);
+      return res.json().error;
+    };
+    expect((await refused({ ...vonage, provider: 'pigeon' }, 'UNKNOWN_PROVIDER')).message).toBe(
+      'unknown sms provider: pigeon (one of twilio, vonage)',
+    );
+    await refused({ ...whatsapp, externalIdentifier: '999', provider: 'cloud' }, 'UNKNOWN_PROVIDER');
+    // The Messages API (the default) sends with the application's key.
+    expect(
+      await refused(
+        { ...vonage, externalIdentifier: '447700900010', credentials: { signatureSecret: 's' } },
+        'INVALID_CREDENTIALS',
+      ),
+    ).toMatchObject({ message: expect.stringContaining('missing: applicationId, privateKey') });
+    // The SMS API with the API key and secret.
+    expect(
+      await refused(
+        {
+          ...vonage,
+          externalIdentifier: '447700900011',
+          settings: { vonageApi: 'sms' },
+          credentials: { signatureSecret: 's', applicationId: 'a', privateKey: 'k' },
+        },
+        'INVALID_CREDENTIALS',
+      ),
+    ).toMatchObject({ message: expect.stringContaining('missing: apiKey, apiSecret') });
+    await refused(
+      {
+        ...vonage,
+        externalIdentifier: '447700900012',
+        credentials: { ...vonage.credentials, authToken: 'x' },
+      },
+      'INVALID_CREDENTIALS',
+    );
+    await refused(
+      { ...vonage, externalIdentifier: '447700900013', settings: { signatureMethod: 'sha256' } },
+      'INVALID_SETTINGS',
+    );
+    await refused(
+      { ...vonage, externalIdentifier: '447700900014', settings: { vonageApi: 'rcs' } },
+      'INVALID_SETTINGS',
+    );
+    await refused({ ...vonage, externalIdentifier: 'not-a-number' }, 'VALIDATION_ERROR');
+  });
+
+  it('checks a PATCH of settings against the stored credentials', async () => {
+    const created = await call('POST', base(), writeKey, { ...vonage, externalIdentifier: '447700900020' });
+    const url = `${base()}/${created.json().connection.id}`;
+    const toSmsApi = await call('PATCH', url, writeKey, {
+      settings: { vonageApi: 'sms', signatureMethod: 'sha512' },
+    });
+    expect(toSmsApi.statusCode).toBe(400);
+    expect(toSmsApi.json().error).toMatchObject({
+      code: 'INVALID_CREDENTIALS',
+      message: expect.stringContaining('missing: apiKey, apiSecret'),
+    });
+    const withKeys = await call('PATCH', url, writeKey, {
+      settings: { vonageApi: 'sms', signatureMethod: 'sha512' },
+      credentials: { apiKey: 'abcd1234', apiSecret: 'abcdef0123456789' },
+    });
+    expect(withKeys.statusCode, withKeys.body).toBe(200);
+    expect(withKeys.json().connection.settings).toEqual({ vonageApi: 'sms', signatureMethod: 'sha512' });
+  });
+
+  it('lists the provider variants in the manifest', async () => {
+    const sms = (await app.inject('/api/v1/channels/manifest/sms')).json().channel;
+    expect(sms.providers).toEqual([
+      {
+        provider: 'twilio',
+        displayName: 'Twilio-style telephony provider',
+        authMode: 'hmac',
+        requiredCredentials: ['accountSid', 'authToken'],
+        optionalCredentials: [],
+        webhookPathPattern: '/api/v1/channels/sms/webhook/:identifier',
+        default: true,
+      },
+      {
+        provider: 'vonage',
+        displayName: 'Vonage (Messages API or SMS API)',
+        authMode: 'jwt',
+        requiredCredentials: ['signatureSecret'],
+        optionalCredentials: ['applicationId', 'privateKey', 'apiKey', 'apiSecret'],
+        webhookPathPattern: '/api/v1/channels/sms/vonage/webhook',
+        default: false,
+      },
+    ]);
+    expect(sms.requiredCredentials).toEqual(['accountSid', 'authToken']);
   });
 });
 

@@ -1,4 +1,5 @@
 import {
+  adapterKey,
   type ChannelAdapter,
   type ChannelConnection,
   type ConnectionStore,
@@ -45,6 +46,12 @@ const connectionBody = z.object({
   tenantId: z.string(),
   projectId: z.string(),
   channelType: z.string(),
+  provider: z
+    .string()
+    .nullable()
+    .describe(
+      'The provider variant (manifest `providers`), e.g. vonage for sms; null for types without variants',
+    ),
   externalIdentifier: z.string(),
   name: z.string().nullable(),
   agentName: z.string().nullable(),
@@ -111,7 +118,7 @@ export const channelConnectionsRoutes: FastifyPluginAsync<ChannelConnectionsRout
     connection: ChannelConnection,
   ): Promise<{ connection: ChannelConnection; registration?: z.infer<typeof webhookRegistrationBody> }> => {
     const registration = options.webhookRegistration;
-    const adapter = registration?.adapters.get(connection.channelType);
+    const adapter = registration?.adapters.get(adapterKey(connection.channelType, connection.provider));
     if (registration === undefined || adapter?.registerWebhook === undefined) return { connection };
     if (!connection.active || connection.webhookPath === null) return { connection };
     let resolved = await store().resolveById(connection.id);

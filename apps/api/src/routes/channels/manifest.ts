@@ -27,6 +27,21 @@ const entrySchema = z.object({
     supportsMedia: z.boolean(),
     supportsThreading: z.boolean(),
   }),
+  providers: z
+    .array(
+      z.object({
+        provider: z.string(),
+        displayName: z.string(),
+        authMode: z.enum(AUTH_MODES),
+        requiredCredentials: z.array(z.string()),
+        optionalCredentials: z.array(z.string()),
+        webhookPathPattern: z.string(),
+        default: z.boolean().describe('The provider of a connection that names none'),
+      }),
+    )
+    .describe(
+      'Provider variants of the channel type (spec 001 §4.1 provider route); empty when it has one implementation',
+    ),
 });
 
 /**

@@ -70,6 +70,12 @@ const acceptedReply = z.object({
     accepted: z.int().describe('New messages queued for the agent'),
     duplicates: z.int().describe('Messages already received (same external message id): not queued again'),
     ignored: z.enum(['connection_inactive']).optional().describe('Why nothing was queued'),
+    receipts: z
+      .int()
+      .optional()
+      .describe(
+        'Delivery receipts (status callbacks) recorded on the replies they report on; on providers that send them (sms/vonage)',
+      ),
   }),
 });
 
@@ -228,6 +234,7 @@ export const channelWebhookRoutes: FastifyPluginAsync<ChannelWebhookRouteOptions
             accepted: outcome.accepted,
             duplicates: outcome.duplicates,
             ...(outcome.ignored === undefined ? {} : { ignored: outcome.ignored }),
+            ...(outcome.receipts === undefined ? {} : { receipts: outcome.receipts }),
           },
         };
       },

@@ -48,6 +48,7 @@ export interface SmsAdapterOptions {
 }
 
 export interface SmsAdapter extends ChannelAdapter {
+  readonly provider: 'twilio';
   /** The connection identifier (the provider number, `To`) of a webhook, for the generic route. */
   connectionIdentifier(req: InboundRequest): string | null;
 }
@@ -66,6 +67,8 @@ export const createSmsAdapter = (options: SmsAdapterOptions = {}): SmsAdapter =>
 
   return {
     channelType: SMS_CHANNEL_TYPE,
+    // The default provider of `sms` (manifest providers): also reachable as /sms/twilio/webhook.
+    provider: 'twilio',
 
     verifyRequest(req, connection) {
       return verifySmsSignature(req, connection.credentials.authToken ?? '');

@@ -32,10 +32,11 @@ export const actionSetAsText = (actionSet: ActionSet): string => {
 
 /**
  * The reply as SMS bodies: the text, then the ACTION_SET as numbered options (SMS has no rich
- * output), split at 1,600 characters (line then word breaks preferred). Blank: no message.
+ * output), split at `maxBody` characters (1,600, the Twilio-style provider's limit, by default;
+ * line then word breaks preferred). Blank: no message.
  */
-export const toSmsOutput = (reply: OutgoingReply): SmsOutput => {
+export const toSmsOutput = (reply: OutgoingReply, maxBody: number = SMS_LIMITS.body): SmsOutput => {
   const options = reply.actionSet === undefined ? '' : actionSetAsText(reply.actionSet);
   const text = [reply.text.trim(), options].filter((t) => t.trim() !== '').join('\n\n');
-  return { bodies: text === '' ? [] : splitText(text, SMS_LIMITS.body).filter((b) => b !== '') };
+  return { bodies: text === '' ? [] : splitText(text, maxBody).filter((b) => b !== '') };
 };

@@ -1,0 +1,96 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { verifySignature as verifyJwtSignature } from '@vonage/jwt';
+import type { VonageSignatureMethod } from './vonageSettings.js';
+
+const sha256Hex = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
+
+const equalText = (a: string, b: string): boolean => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+/** A JSON segment of a token: 0 the header, 1 the claims. */
+function segment(token: string, index: 0 | 1): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(
+      Buffer.from(token.split('.')[index] ?? '', 'base64url').toString('utf8'),
+    );
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A Messages API signed webhook: `Authorization: Bearer <JWT>`, HS256 with the account's signature
+ * secret (verified by @vonage/jwt), whose `payload_hash` claim is the SHA-256 (hex) of the exact
+ * body. Vonage calls the hash check optional over HTTPS; it is done always, so a token cannot be
+ * replayed with another body. False, never a throw, for anything missing or malformed.
+ */
+export function verifyMessagesWebhook(
+  authorization: string | undefined,
+  rawBody: Buffer,
+  signatureSecret: string,
+): boolean {
+  if (signatureSecret === '' || authorization === undefined) return false;
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
+  const token = match?.[1];
+  if (token === undefined) return false;
+  let verified: boolean;
+  try {
+    verified = verifyJwtSignature(token, signatureSecret);
+  } catch {
+    return false;
+  }
+  // Only the shared-secret algorithm: a token signed any other way is not Vonage's webhook.
+  if (!verified || segment(token, 0)?.alg !== 'HS256') return false;
+  const hash = segment(token, 1)?.payload_hash;
+  return typeof hash === 'string' && equalText(hash.toLowerCase(), sha256Hex(rawBody));
+}
+
+/**
+ * The SMS API's request signature (Vonage "Signing messages", the algorithm of its SDKs): the
+ * parameters except `sig`, sorted by name, each written `&name=value` with `&` and `=` in values
+ * replaced by `_`; then `md5hash`: MD5 of that string followed by the secret, or an HMAC of the
+ * string keyed with the secret. Hex; Vonage sends md5hash lower-case and HMACs upper-case.
+ */
+export function smsApiSignature(
+  params: Readonly<Record<string, string>>,
+  signatureSecret: string,
+  method: VonageSignatureMethod,
+): string {
+  const signed = Object.keys(params)
+    .filter((name) => name !== 'sig')
+    .sort()
+    .map((name) => `&${name}=${(params[name] ?? '').replace(/[&=]/g, '_')}`)
+    .join('');
+  switch (method) {
+    case 'md5hash':
+      return createHash('md5')
+        .update(signed + signatureSecret)
+        .digest('hex');
+    case 'md5':
+    case 'sha1':
+    case 'sha256':
+    case 'sha512':
+      return createHmac(method, signatureSecret).update(signed).digest('hex');
+    default: {
+      const unknown: never = method;
+      throw new Error(`unknown Vonage signature method ${String(unknown)}`);
+    }
+  }
+}
+
+/** An SMS API webhook's `sig`, checked with the connection's method and secret (case-insensitive hex, constant time). */
+export function verifySmsApiWebhook(
+  params: Readonly<Record<string, string>>,
+  signatureSecret: string,
+  method: VonageSignatureMethod,
+): boolean {
+  const sig = params.sig;
+  if (signatureSecret === '' || sig === undefined || sig === '') return false;
+  return equalText(sig.toLowerCase(), smsApiSignature(params, signatureSecret, method));
+}
