@@ -10,6 +10,7 @@ import {
   manifestEntry,
   webhookPathOf,
 } from './manifest.js';
+import { adapterKey, providerVariant, providerVariants } from './providers.js';
 
 describe('channel manifest (spec 001 §2.2)', () => {
   it('has more than twenty channel types, each once', () => {
@@ -113,6 +114,40 @@ describe('channel manifest (spec 001 §2.2)', () => {
     expect(webhookPathOf('email', 'x@y')).toBeNull();
     expect(webhookPathOf('nope', 'x')).toBeNull();
     expect(webhookPathOf('http_async', 'x')).toBe('/api/v1/channels/http-async/message');
+  });
+
+  it('lists provider variants: one default each, their own credentials and paths, the entry the default’s', () => {
+    for (const e of CHANNEL_MANIFEST) {
+      expect(e.providers).toEqual(providerVariants(e.channelType));
+      if (e.providers.length === 0) continue;
+      const defaults = e.providers.filter((v) => v.default);
+      expect(defaults).toHaveLength(1);
+      expect(e.requiredCredentials).toEqual(defaults[0]?.requiredCredentials);
+      expect(e.webhookPathPattern).toBe(defaults[0]?.webhookPathPattern);
+      for (const v of e.providers) {
+        expect(v.provider).toMatch(/^[a-z][a-z0-9_]{0,63}$/);
+        expect(AUTH_MODES).toContain(v.authMode);
+        expect(v.webhookPathPattern.startsWith(`/api/v1/channels/${e.channelType}/`)).toBe(true);
+        if (!v.default)
+          expect(v.webhookPathPattern).toBe(`/api/v1/channels/${e.channelType}/${v.provider}/webhook`);
+      }
+    }
+    expect(manifestEntry('sms')?.providers.map((v) => v.provider)).toEqual(['twilio', 'vonage']);
+    expect(manifestEntry('slack')?.providers).toEqual([]);
+  });
+
+  it('resolves a connection’s variant and adapter key', () => {
+    expect(providerVariant('sms', undefined)?.provider).toBe('twilio');
+    expect(providerVariant('sms', 'vonage')?.provider).toBe('vonage');
+    expect(providerVariant('sms', 'pigeon')).toBeUndefined();
+    expect(providerVariant('slack', null)).toBeNull();
+    expect(providerVariant('slack', 'cloud')).toBeUndefined();
+    expect(adapterKey('sms', 'vonage')).toBe('sms/vonage');
+    expect(adapterKey('slack', null)).toBe('slack');
+    expect(webhookPathOf('sms', '447700900000', 'vonage')).toBe('/api/v1/channels/sms/vonage/webhook');
+    expect(webhookPathOf('sms', '+15017122661', 'twilio')).toBe(
+      '/api/v1/channels/sms/webhook/%2B15017122661',
+    );
   });
 
   it('is frozen', () => {

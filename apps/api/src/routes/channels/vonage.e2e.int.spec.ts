@@ -255,6 +255,19 @@ describe('the provider route serves only its provider’s connections', () => {
     expect((await world.app.inject({ method: 'GET', url: VONAGE_PATH })).statusCode).toBe(404);
   });
 
+  it('413 for a body over 1 MB', async () => {
+    const big = await world.app.inject({
+      method: 'POST',
+      url: VONAGE_PATH,
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({
+        ...vonageMessagesInbound(11, VONAGE_NUMBER, USER),
+        text: 'x'.repeat(1_100_000),
+      }),
+    });
+    expect(big.statusCode).toBe(413);
+  });
+
   it('401 for an unsigned Vonage webhook', async () => {
     const unsigned = await world.app.inject({
       method: 'POST',
