@@ -47,7 +47,7 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
     return limit;
   });
   const recordings = recordingsServices(system, auth);
-  const verifyJwt = jwtVerifierOf(system);
+  const verifyJwt = jwtVerifierOf(system, auth);
   const chat = chatServices(system, auth, verifyJwt);
   const voiceApi = voiceApiServices(system, (key) => auth.verifyApiKey(key), verifyJwt);
   const channelKeyring = keyringFromConfig(config);

@@ -16,8 +16,11 @@ export function runtimeOf(system: System): Runtime {
   });
 }
 
-/** User JWT bearer verification as configured (JWT_SECRET and/or JWT_JWKS_URL); undefined when neither is set. */
-export function jwtVerifierOf(system: System): VerifyJwt | undefined {
+/**
+ * User JWT bearer verification as configured (JWT_SECRET and/or JWT_JWKS_URL); undefined when
+ * neither is set. The token's tenant and projects are checked against the auth store.
+ */
+export function jwtVerifierOf(system: System, auth: AuthStore): VerifyJwt | undefined {
   const { config } = system;
   if (config.JWT_SECRET === undefined && config.JWT_JWKS_URL === undefined) return undefined;
   return createJwtVerifier({
@@ -26,6 +29,7 @@ export function jwtVerifierOf(system: System): VerifyJwt | undefined {
     issuer: config.JWT_ISSUER,
     audience: config.JWT_AUDIENCE,
     expandScopes,
+    tenantProjects: auth.tenantProjects,
   });
 }
 

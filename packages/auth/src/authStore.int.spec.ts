@@ -107,6 +107,38 @@ describe('tenants and projects', () => {
     ]);
     expect((await store.listProjects()).length).toBeGreaterThanOrEqual(2);
   });
+
+  it("tenantProjects: the tenant's own projects among those named; null for a tenant that does not exist", async () => {
+    const a = await newProject('tp-a');
+    const a2 = await store.createProject({ tenantId: a.tenantId, slug: 'tp-a2' });
+    const b = await newProject('tp-b');
+    expect(new Set(await store.tenantProjects(a.tenantId, [a.id, b.id, a2.id, 'proj_none']))).toEqual(
+      new Set([a.id, a2.id]),
+    );
+    expect(await store.tenantProjects(b.tenantId, [a.id, a2.id])).toEqual([]);
+    expect(await store.tenantProjects(a.tenantId, [])).toEqual([]);
+    expect(await store.tenantProjects('ten_none', [a.id])).toBeNull();
+  });
+
+  it('tenantProjects with a cache: answers repeats from memory, unknown tenants included', async () => {
+    const cached = createAuthStore(db.pool, { verifyCacheTtlMs: 60_000 });
+    const a = await newProject('tp-cache');
+    const queries: string[] = [];
+    const original = db.pool.query.bind(db.pool);
+    db.pool.query = ((...args: Parameters<typeof original>) => {
+      queries.push(String(args[0]));
+      return original(...args);
+    }) as typeof db.pool.query;
+    try {
+      for (let i = 0; i < 3; i += 1) {
+        expect(await cached.tenantProjects(a.tenantId, [a.id])).toEqual([a.id]);
+        expect(await cached.tenantProjects('ten_made_up', [a.id])).toBeNull();
+      }
+    } finally {
+      db.pool.query = original;
+    }
+    expect(queries).toHaveLength(2);
+  });
 });
 
 describe('platform API keys', () => {

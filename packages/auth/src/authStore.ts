@@ -2,6 +2,7 @@ import type { Pool } from '@parley/platform';
 import { createApiKeyQueries } from './apiKeys.js';
 import { createProjectQueries } from './projects.js';
 import { createPublicKeyQueries } from './publicKeys.js';
+import { createTenantProjects } from './tenantProjects.js';
 import { createTenantQueries } from './tenants.js';
 import { createApiKeyVerifier } from './verifyApiKey.js';
 
@@ -11,7 +12,8 @@ export interface AuthStoreOptions {
   /**
    * Cache successful key verifications in memory this long (default 0: every
    * verification reads the database). The API may pass a few seconds: a
-   * revocation made elsewhere then takes effect within that time.
+   * revocation made elsewhere then takes effect within that time. The same TTL applies to
+   * `tenantProjects` (a user JWT's tenant and projects).
    */
   verifyCacheTtlMs?: number;
   verifyCacheMaxEntries?: number;
@@ -43,6 +45,11 @@ export function createAuthStore(pool: Pool, options: AuthStoreOptions = {}) {
       return record;
     },
     verifyApiKey: verifier.verifyApiKey,
+    /** A user JWT's check: which of the projects are the tenant's (null: no such tenant). */
+    tenantProjects: createTenantProjects(pool, {
+      cacheTtlMs: options.verifyCacheTtlMs,
+      cacheMaxEntries: options.verifyCacheMaxEntries,
+    }),
   };
 }
 

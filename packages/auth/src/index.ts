@@ -32,6 +32,7 @@ export {
   SCOPES,
   type Scope,
 } from './scopes.js';
+export { createTenantProjects, type TenantProjectsOptions } from './tenantProjects.js';
 export type { CreateTenantInput } from './tenants.js';
 export {
   type ApiKeyRecord,

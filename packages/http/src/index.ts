@@ -8,7 +8,7 @@ export {
   type VerifyJwtResult,
 } from './auth/caller.js';
 export { type ClassifyOptions, type Credential, classifyCredential } from './auth/classifyCredential.js';
-export { createJwtVerifier, type JwtVerifierOptions } from './auth/jwtVerifier.js';
+export { createJwtVerifier, type JwtVerifierOptions, type TenantProjects } from './auth/jwtVerifier.js';
 export type { Principal, VerifyApiKey, VerifyApiKeyResult, VerifyFailureReason } from './auth/principal.js';
 export { authenticateApiKey, type RequireApiKeyOptions, requireApiKey } from './auth/requireApiKey.js';
 export { type RequireCallerOptions, requireCaller, SDK_TOKEN_PERMISSIONS } from './auth/requireCaller.js';
@@ -38,6 +38,7 @@ export {
   platformApiKeyRequired,
   projectNotFound,
   rateLimited,
+  tenantContextRequired,
 } from './errors/httpError.js';
 export { type ApiFamily, type ErrorReply, toErrorReply } from './errors/toErrorReply.js';
 export { addRoute, type RouteDefinition, type RouteShapes } from './openapi/addRoute.js';

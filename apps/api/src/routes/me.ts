@@ -28,11 +28,13 @@ const meShape = z.object({
     .array(
       z.object({
         id: z.string(),
-        slug: z.string().nullable().describe('Null when the project is unknown or of another tenant.'),
+        slug: z.string().nullable().describe('Null only when the project was deleted since the check.'),
         name: z.string().nullable(),
       }),
     )
-    .describe("The key's project, or the JWT's project_ids, in order."),
+    .describe(
+      "The key's project, or those of the JWT's project_ids that are its tenant's (others are left out), in order.",
+    ),
   scopes: z.array(z.string()).describe("A key's scopes, or the JWT's `scope` claim split on spaces."),
   permissions: z.array(z.string()).describe('What the scopes grant (the permissions routes check).'),
 });
@@ -75,7 +77,7 @@ export const meRoutes: FastifyPluginAsync<MeRouteOptions> = async (app, deps) =>
         Promise.all(
           caller.projectIds.map(async (id) => {
             const project = await lookups.getProject(id);
-            // A JWT may name projects of another tenant (or none): say nothing about them.
+            // The verifier kept only the tenant's projects; one deleted since has no slug to show.
             const known = project !== null && project.tenantId === caller.tenantId;
             return { id, slug: known ? project.slug : null, name: known ? project.name : null };
           }),

@@ -85,7 +85,11 @@ async function appFor(
     rateLimit: { limiter: createInProcessRateLimiter(), defaultLimit: 10_000 },
     projections: {
       verifyApiKey: (raw) => authStore.verifyApiKey(raw),
-      verifyJwt: createJwtVerifier({ secret: JWT_SECRET, expandScopes }),
+      verifyJwt: createJwtVerifier({
+        secret: JWT_SECRET,
+        expandScopes,
+        tenantProjects: (t, p) => authStore.tenantProjects(t, p),
+      }),
       admin: createProjectionsAdmin({
         pool: database.pool,
         store: logStore,

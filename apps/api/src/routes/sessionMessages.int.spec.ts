@@ -72,7 +72,11 @@ function jwt(claims: Record<string, unknown>): string {
 
 const options = () => ({
   verifyApiKey: (raw: string) => auth.verifyApiKey(raw),
-  verifyJwt: createJwtVerifier({ secret: JWT_SECRET, expandScopes }),
+  verifyJwt: createJwtVerifier({
+    secret: JWT_SECRET,
+    expandScopes,
+    tenantProjects: (t, p) => auth.tenantProjects(t, p),
+  }),
   reads: createSessionMessageReads(db.pool),
   freshness: () => projectionFreshness(db.pool, sessionMessagesProjection.name),
 });

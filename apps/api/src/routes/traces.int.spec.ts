@@ -101,7 +101,11 @@ beforeAll(async () => {
     rateLimit: { limiter: createInProcessRateLimiter(), defaultLimit: 10_000 },
     traces: {
       verifyApiKey: (raw) => auth.verifyApiKey(raw),
-      verifyJwt: createJwtVerifier({ secret: JWT_SECRET, expandScopes }),
+      verifyJwt: createJwtVerifier({
+        secret: JWT_SECRET,
+        expandScopes,
+        tenantProjects: (t, p) => auth.tenantProjects(t, p),
+      }),
       reads: createTraceReads(db.pool, { exportBatchRows: 1_000, maxAnalysedEvents: 20 }),
     },
   });

@@ -11,8 +11,12 @@ export interface Caller {
    * for logs and audit, never a secret.
    */
   subject: string;
+  /** Always a tenant that exists (a JWT's `tenant_id` is checked); the rate limit counts against it. */
   tenantId: string;
-  /** Projects the caller reaches: one for a key or an SDK token, the token's `project_ids` for a JWT. */
+  /**
+   * Projects the caller reaches, all of `tenantId`: one for a key or an SDK token; for a JWT, those
+   * of its `project_ids` that belong to its tenant (createJwtVerifier drops the others).
+   */
   projectIds: readonly string[];
   permissions: readonly string[];
   /** The scopes granted (a key's scopes, a JWT's `scope` claim split); absent for an SDK token. */
@@ -23,7 +27,19 @@ export interface Caller {
   origin?: string | undefined;
 }
 
-export type VerifyJwtFailureReason = 'malformed' | 'signature' | 'expired' | 'claims' | 'unavailable';
+/**
+ * Why a JWT was refused: 401 for all but `no_tenant` (no `tenant_id` claim) and `unknown_tenant` (a
+ * `tenant_id` that names no tenant), which are authentic tokens without a tenant context: 403
+ * TENANT_CONTEXT_REQUIRED (spec 001 §7).
+ */
+export type VerifyJwtFailureReason =
+  | 'malformed'
+  | 'signature'
+  | 'expired'
+  | 'claims'
+  | 'unavailable'
+  | 'no_tenant'
+  | 'unknown_tenant';
 
 export type VerifyJwtResult =
   | { ok: true; caller: Omit<Caller, 'kind'> }

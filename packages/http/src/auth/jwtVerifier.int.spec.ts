@@ -1,7 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixedTenantProjects } from '../testing/testApp.js';
 import { createJwtVerifier } from './jwtVerifier.js';
 
 // The identity provider's JWKS, served by a local HTTP server as an IdP would.
@@ -13,6 +15,8 @@ const ec = await generateKeyPair('ES256');
 const stranger = await generateKeyPair('RS256');
 const SECRET = 'hs256-secret-of-at-least-32-characters!!';
 const expandScopes = (scopes: readonly string[]) => scopes.map((s) => s.replace('.', ':'));
+const TENANTS = { tenant_a: ['proj_a', 'proj_a2'], tenant_b: ['proj_b'] };
+const tenantProjects = fixedTenantProjects(TENANTS);
 
 beforeAll(async () => {
   const keys = [
@@ -56,6 +60,7 @@ describe('createJwtVerifier against a JWKS', () => {
       issuer: 'https://idp.test',
       audience: 'parley',
       expandScopes,
+      tenantProjects,
     });
     for (const token of [
       await sign('RS256', 'rsa-1', rsa.privateKey),
@@ -81,6 +86,7 @@ describe('createJwtVerifier against a JWKS', () => {
       issuer: 'https://idp.test',
       audience: 'parley',
       expandScopes,
+      tenantProjects,
     });
     expect(await verify(await sign('RS256', 'rsa-1', stranger.privateKey))).toEqual({
       ok: false,
@@ -111,13 +117,13 @@ describe('createJwtVerifier against a JWKS', () => {
   });
 
   it('takes both kinds when both a secret and a JWKS are configured; the token alg picks the key', async () => {
-    const verify = createJwtVerifier({ secret: SECRET, jwksUrl, expandScopes });
+    const verify = createJwtVerifier({ secret: SECRET, jwksUrl, expandScopes, tenantProjects });
     expect((await verify(await sign('HS256', undefined, new TextEncoder().encode(SECRET)))).ok).toBe(true);
     expect((await verify(await sign('RS256', 'rsa-1', rsa.privateKey))).ok).toBe(true);
   });
 
   it('requires exp and refuses an expired token', async () => {
-    const verify = createJwtVerifier({ jwksUrl, expandScopes });
+    const verify = createJwtVerifier({ jwksUrl, expandScopes, tenantProjects });
     const noExp = await new SignJWT(claims)
       .setProtectedHeader({ alg: 'RS256', kid: 'rsa-1' })
       .setSubject('u')
@@ -132,7 +138,11 @@ describe('createJwtVerifier against a JWKS', () => {
   });
 
   it('says unavailable when the JWKS cannot be fetched', async () => {
-    const verify = createJwtVerifier({ jwksUrl: jwksUrl.replace('jwks.json', 'missing.json'), expandScopes });
+    const verify = createJwtVerifier({
+      jwksUrl: jwksUrl.replace('jwks.json', 'missing.json'),
+      expandScopes,
+      tenantProjects,
+    });
     expect(await verify(await sign('RS256', 'rsa-1', rsa.privateKey))).toEqual({
       ok: false,
       reason: 'unavailable',
@@ -140,7 +150,67 @@ describe('createJwtVerifier against a JWKS', () => {
   });
 
   it('refuses garbage as malformed', async () => {
-    const verify = createJwtVerifier({ secret: SECRET, expandScopes });
+    const verify = createJwtVerifier({ secret: SECRET, expandScopes, tenantProjects });
     expect(await verify('not.a.jwt')).toEqual({ ok: false, reason: 'malformed' });
+  });
+});
+
+describe("createJwtVerifier: the token's tenant and projects (issue 17)", () => {
+  const verify = createJwtVerifier({ secret: SECRET, expandScopes, tenantProjects });
+  const hs = (extra: Record<string, unknown>, omit: string[] = []) => {
+    const body: Record<string, unknown> = { ...claims, ...extra };
+    for (const name of omit) delete body[name];
+    return new SignJWT(body)
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('user_42')
+      .setExpirationTime('10m')
+      .sign(new TextEncoder().encode(SECRET));
+  };
+  const projectsOf = async (token: string) => {
+    const result = await verify(token);
+    return result.ok ? result.caller.projectIds : result.reason;
+  };
+
+  it("keeps only the named projects that are the tenant's, in the token's order", async () => {
+    expect(await projectsOf(await hs({ project_ids: ['proj_a2', 'proj_b', 'proj_a', 'proj_zz'] }))).toEqual([
+      'proj_a2',
+      'proj_a',
+    ]);
+    // The same project, claimed by a token of the tenant that owns it: reached.
+    expect(await projectsOf(await hs({ tenant_id: 'tenant_b', project_ids: ['proj_a', 'proj_b'] }))).toEqual([
+      'proj_b',
+    ]);
+  });
+
+  it('refuses a token without tenant_id, or naming no tenant that exists, as without tenant context', async () => {
+    expect(await verify(await hs({}, ['tenant_id']))).toEqual({ ok: false, reason: 'no_tenant' });
+    expect(await verify(await hs({ tenant_id: 'tenant_nope', project_ids: ['proj_a'] }))).toEqual({
+      ok: false,
+      reason: 'unknown_tenant',
+    });
+  });
+
+  it('never yields a project of another tenant, whatever the claims (property)', async () => {
+    const tenantIds = [...Object.keys(TENANTS), 'tenant_nope'];
+    const projectIds = [...Object.values(TENANTS).flat(), 'proj_zz'];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...tenantIds),
+        fc.array(fc.constantFrom(...projectIds), { maxLength: 6 }),
+        async (tenantId, named) => {
+          const result = await verify(await hs({ tenant_id: tenantId, project_ids: named }));
+          const owned: readonly string[] | undefined = TENANTS[tenantId as keyof typeof TENANTS];
+          if (owned === undefined) {
+            expect(result).toEqual({ ok: false, reason: 'unknown_tenant' });
+            return;
+          }
+          if (!result.ok) throw new Error(`refused: ${result.reason}`);
+          expect(result.caller.tenantId).toBe(tenantId);
+          for (const id of result.caller.projectIds) expect(owned).toContain(id);
+          expect(result.caller.projectIds).toEqual(named.filter((id) => owned.includes(id)));
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 });

@@ -13,6 +13,13 @@ export interface JwtVerifierOptions {
   audience?: string | undefined;
   /** Scopes of the `scope` claim to permissions; packages/auth's expandScopes, the same table as API keys. */
   expandScopes: (scopes: readonly string[]) => readonly string[];
+  /**
+   * The projects among `projectIds` that exist and belong to the tenant `tenantId`, in any order;
+   * null when there is no such tenant (packages/auth's `tenantProjects`). Required: the claims are
+   * the identity provider's word, and a token must never reach a project of another tenant because
+   * its `project_ids` names one (issue 17).
+   */
+  tenantProjects: TenantProjects;
   /** Clock skew allowed on exp/nbf/iat, seconds (default 30). */
   clockToleranceSeconds?: number;
 }
@@ -20,14 +27,21 @@ export interface JwtVerifierOptions {
 /** Asymmetric algorithms accepted from the JWKS; `none` and HS* never come from there. */
 const JWKS_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'EdDSA'];
 
+/** See JwtVerifierOptions.tenantProjects. */
+export type TenantProjects = (
+  tenantId: string,
+  projectIds: readonly string[],
+) => Promise<readonly string[] | null>;
+
 /**
  * The claims Parley reads (docs/api.md "Authentication"): `sub`, `tenant_id`,
  * `project_ids` (the projects the user reaches; none means none) and `scope`
- * (space-separated, RFC 9068 §2.2.3, the same names as API key scopes).
+ * (space-separated, RFC 9068 §2.2.3, the same names as API key scopes). A token without
+ * `tenant_id` is authentic but acts for no tenant: `no_tenant` (403 TENANT_CONTEXT_REQUIRED).
  */
 const claimsSchema = z.object({
   sub: z.string().min(1).max(256),
-  tenant_id: z.string().min(1).max(128),
+  tenant_id: z.string().min(1).max(128).optional(),
   project_ids: z.array(z.string().min(1).max(128)).max(1000).default([]),
   scope: z.string().max(4096).default(''),
 });
@@ -37,7 +51,8 @@ const claimsSchema = z.object({
  * the asymmetric algorithms above against a JWKS fetched from `jwksUrl`
  * (jose caches it and refetches on an unknown `kid`, at most every 30 s). The
  * token's `alg` picks the key: HS256 needs the secret, the others the JWKS.
- * `exp` is required; `iss` and `aud` are checked when configured.
+ * `exp` is required; `iss` and `aud` are checked when configured. The caller it makes has a tenant
+ * that exists and only that tenant's projects.
  */
 export function createJwtVerifier(options: JwtVerifierOptions): VerifyJwt {
   if (options.secret === undefined && options.jwksUrl === undefined) {
@@ -70,13 +85,19 @@ export function createJwtVerifier(options: JwtVerifierOptions): VerifyJwt {
     if (payload.typ === 'sdk') return { ok: false, reason: 'claims' };
     const claims = claimsSchema.safeParse(payload);
     if (!claims.success) return { ok: false, reason: 'claims' };
+    const tenantId = claims.data.tenant_id;
+    if (tenantId === undefined) return { ok: false, reason: 'no_tenant' };
+    // Only the named projects that are the tenant's: any other is one the token does not reach
+    // (404 PROJECT_NOT_FOUND), whether it exists elsewhere or not.
+    const owned = await options.tenantProjects(tenantId, claims.data.project_ids);
+    if (owned === null) return { ok: false, reason: 'unknown_tenant' };
     const scopes = claims.data.scope.split(' ').filter((s) => s !== '');
     return {
       ok: true,
       caller: {
         subject: claims.data.sub,
-        tenantId: claims.data.tenant_id,
-        projectIds: claims.data.project_ids,
+        tenantId,
+        projectIds: claims.data.project_ids.filter((id) => owned.includes(id)),
         scopes,
         permissions: options.expandScopes(scopes),
       },

@@ -6,6 +6,7 @@ import {
   credentialTypeRefused,
   HttpError,
   projectNotFound,
+  tenantContextRequired,
 } from '../errors/httpError.js';
 import { type Caller, callerReaches, type VerifyJwt } from './caller.js';
 import { classifyCredential } from './classifyCredential.js';
@@ -45,7 +46,8 @@ const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
  * eyJ…`). It sets `request.caller` (and `request.principal` for a key, so the
  * tenant rate limit counts both). Order of checks, as requireApiKey's: the
  * credential (401 in the authentication envelope, one body for every reason;
- * 403 FORBIDDEN for an app assertion, a `pk_` key or, unless `acceptSdkToken`, an SDK token), the
+ * 403 FORBIDDEN for an app assertion, a `pk_` key or, unless `acceptSdkToken`, an SDK token;
+ * 403 TENANT_CONTEXT_REQUIRED for a JWT without a tenant or naming an unknown one), the
  * project binding (404 PROJECT_NOT_FOUND, by comparing ids only), then the
  * permission (403 PERMISSION_REQUIRED with `required`).
  */
@@ -92,6 +94,9 @@ async function authenticate(request: FastifyRequest, options: RequireCallerOptio
     const verified = await options.verifyJwt(jwt);
     if (!verified.ok) {
       request.log.info({ reason: verified.reason }, 'JWT refused');
+      if (verified.reason === 'no_tenant' || verified.reason === 'unknown_tenant') {
+        throw tenantContextRequired();
+      }
       throw authenticationFailed(CREDENTIALS_MESSAGE);
     }
     return { kind: 'jwt', ...verified.caller };

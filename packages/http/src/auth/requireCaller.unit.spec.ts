@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CREDENTIALS_MESSAGE } from '../errors/httpError.js';
 import { createInProcessRateLimiter } from '../rateLimit/inProcessRateLimiter.js';
 import { tenantRateLimitPlugin } from '../rateLimit/rateLimitPlugin.js';
-import { KEYS, testApp, verifyFixedKeys } from '../testing/testApp.js';
+import { FIXED_TENANTS, fixedTenantProjects, KEYS, testApp, verifyFixedKeys } from '../testing/testApp.js';
 import { createJwtVerifier } from './jwtVerifier.js';
 import { requireCaller } from './requireCaller.js';
 
@@ -26,12 +26,14 @@ async function token(
     .sign(new TextEncoder().encode(options.secret ?? SECRET));
 }
 
+const tenantProjects = fixedTenantProjects(FIXED_TENANTS);
+
 const userClaims = { tenant_id: 'tenant_a', project_ids: ['proj_a', 'proj_c'], scope: 'recordings.read' };
 
 let app: FastifyInstance;
 beforeAll(async () => {
   app = await testApp();
-  const verifyJwt = createJwtVerifier({ secret: SECRET, expandScopes });
+  const verifyJwt = createJwtVerifier({ secret: SECRET, expandScopes, tenantProjects });
   const handler = async (request: { caller: unknown; principal: unknown }) => ({
     success: true,
     data: { caller: request.caller, principal: request.principal },
@@ -126,7 +128,6 @@ describe('requireCaller', () => {
         authorization: `Bearer ${await token(userClaims, { secret: 'another-secret-of-at-least-32-characters' })}`,
       },
       { authorization: `Bearer ${await token(userClaims, { exp: Math.floor(Date.now() / 1000) - 3600 })}` },
-      { authorization: `Bearer ${await token({ project_ids: ['proj_a'], scope: 'recordings.read' })}` },
       { authorization: `Bearer ${await token({ ...userClaims, project_ids: 'proj_a' })}` },
       { authorization: 'Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.x' },
       { authorization: `Bearer ${await token(userClaims)}`, 'x-api-key': KEYS.good },
@@ -199,6 +200,40 @@ describe('requireCaller', () => {
     }
   });
 
+  it('answers 403 TENANT_CONTEXT_REQUIRED to a JWT without tenant_id or naming an unknown tenant', async () => {
+    for (const claims of [
+      { project_ids: ['proj_a'], scope: 'recordings.read' },
+      { ...userClaims, tenant_id: 'tenant_unknown' },
+    ]) {
+      for (const url of ['/projects/proj_a/things', '/anywhere', '/whoami']) {
+        const res = await call(url, { authorization: `Bearer ${await token(claims)}` });
+        expect(res.statusCode, url).toBe(403);
+        expect(res.json()).toEqual({
+          success: false,
+          error: { code: 'TENANT_CONTEXT_REQUIRED', message: 'tenant context required' },
+        });
+      }
+    }
+  });
+
+  it("never lets a JWT reach another tenant's project by naming it in project_ids (404)", async () => {
+    // tenant_a's user naming tenant_b's project; tenant_b's user naming tenant_a's.
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ ...userClaims, project_ids: ['proj_a', 'proj_b'] }, 'proj_b'],
+      [{ ...userClaims, tenant_id: 'tenant_b', project_ids: ['proj_a', 'proj_b'] }, 'proj_a'],
+    ];
+    for (const [claims, foreign] of cases) {
+      const jwt = await token(claims);
+      const res = await call(`/projects/${foreign}/things`, { authorization: `Bearer ${jwt}` });
+      expect(res.statusCode).toBe(404);
+      expect(res.json().error.code).toBe('PROJECT_NOT_FOUND');
+      const own = claims.tenant_id === 'tenant_b' ? 'proj_b' : 'proj_a';
+      const ok = await call(`/projects/${own}/things`, { authorization: `Bearer ${jwt}` });
+      expect(ok.statusCode).toBe(200);
+      expect(ok.json().data.caller.projectIds).toEqual([own]);
+    }
+  });
+
   it('answers 403 PERMISSION_REQUIRED with required when the caller lacks the permission', async () => {
     const jwt = await token({ ...userClaims, scope: 'chat.write' });
     for (const headers of [{ 'x-api-key': KEYS.noPermission }, { authorization: `Bearer ${jwt}` }]) {
@@ -222,7 +257,7 @@ describe('requireCaller with the tenant rate limit', () => {
   it("counts a JWT caller against its token's tenant, as a key against its own", async () => {
     const limited = await testApp();
     await limited.register(tenantRateLimitPlugin, { limiter: createInProcessRateLimiter(), defaultLimit: 2 });
-    const verifyJwt = createJwtVerifier({ secret: SECRET, expandScopes });
+    const verifyJwt = createJwtVerifier({ secret: SECRET, expandScopes, tenantProjects });
     limited.get(
       '/limited',
       {
@@ -243,6 +278,38 @@ describe('requireCaller with the tenant rate limit', () => {
     }
     // Both callers are tenant_a: the third request of the tenant in the second is refused.
     expect(statuses).toEqual([200, 200, 429]);
+    await limited.close();
+  });
+
+  it('is not escaped by rotating tenant_id: a token naming a tenant that does not exist gets nothing', async () => {
+    const limited = await testApp();
+    await limited.register(tenantRateLimitPlugin, { limiter: createInProcessRateLimiter(), defaultLimit: 2 });
+    const verifyJwt = createJwtVerifier({ secret: SECRET, expandScopes, tenantProjects });
+    limited.get(
+      '/projects/:projectId/limited',
+      {
+        preHandler: requireCaller({
+          verifyApiKey: verifyFixedKeys,
+          verifyJwt,
+          permission: 'recording:read',
+          projectParam: 'projectId',
+        }),
+      },
+      async () => ({ success: true }),
+    );
+    const statuses = [];
+    for (let i = 0; i < 5; i += 1) {
+      const jwt = await token({ ...userClaims, tenant_id: `tenant_rotated_${i}` });
+      statuses.push(
+        (
+          await limited.inject({
+            url: '/projects/proj_a/limited',
+            headers: { authorization: `Bearer ${jwt}` },
+          })
+        ).statusCode,
+      );
+    }
+    expect(statuses).toEqual([403, 403, 403, 403, 403]);
     await limited.close();
   });
 });

@@ -1,12 +1,14 @@
 import fc from 'fast-check';
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { fixedTenantProjects } from '../testing/testApp.js';
 import { createJwtVerifier } from './jwtVerifier.js';
 import { createSdkTokens, type SdkTokenClaims } from './sdkTokens.js';
 
 const SECRET = 'sdk-token-secret-of-at-least-32-chars!!';
 const OTHER = 'another-secret-of-at-least-32-characters';
 const T0 = new Date('2026-11-21T10:00:00Z');
+const tenantProjects = fixedTenantProjects({ ten_a: ['proj_a'] });
 
 const text = (max: number) => fc.string({ minLength: 1, maxLength: max, unit: 'grapheme' });
 const claimsArb: fc.Arbitrary<SdkTokenClaims> = fc.record(
@@ -117,7 +119,7 @@ describe('createSdkTokens', () => {
 
   it('is never taken for a user JWT, even under the same secret', async () => {
     const tokens = createSdkTokens({ secret: SECRET });
-    const verifyJwt = createJwtVerifier({ secret: SECRET, expandScopes: (s) => s });
+    const verifyJwt = createJwtVerifier({ secret: SECRET, expandScopes: (s) => s, tenantProjects });
     expect(await verifyJwt((await tokens.issue(base)).token)).toEqual({ ok: false, reason: 'claims' });
   });
 

@@ -69,6 +69,14 @@ export function platformApiKeyRequired(): HttpError {
   );
 }
 
+/**
+ * 403 for an authentic credential that acts for no known tenant: a user JWT without `tenant_id`, or
+ * whose `tenant_id` names no tenant (spec 001 §7 "tenant context required").
+ */
+export function tenantContextRequired(): HttpError {
+  return new HttpError('TENANT_CONTEXT_REQUIRED', 403, 'tenant context required');
+}
+
 /** Same body whether the project exists or not: the caller learns only that its key does not reach it. */
 export function projectNotFound(): HttpError {
   return new HttpError('PROJECT_NOT_FOUND', 404, 'Project not found');

@@ -1,2 +1,9 @@
 export { openApiProblems, recordRoutes } from './openApiProblems.js';
-export { KEYS, principals, testApp, verifyFixedKeys } from './testApp.js';
+export {
+  FIXED_TENANTS,
+  fixedTenantProjects,
+  KEYS,
+  principals,
+  testApp,
+  verifyFixedKeys,
+} from './testApp.js';

@@ -1,5 +1,6 @@
 import { silentLogger } from '@parley/platform';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { TenantProjects } from '../auth/jwtVerifier.js';
 import type { Principal, VerifyApiKey } from '../auth/principal.js';
 import { errorHandlerPlugin } from '../errors/errorHandlerPlugin.js';
 import { requestIdFromHeader } from '../requestId.js';
@@ -55,4 +56,18 @@ export const verifyFixedKeys: VerifyApiKey = async (raw) => {
   if (raw === KEYS.malformed) return { ok: false, reason: 'malformed' };
   const principal = principals[raw];
   return principal === undefined ? { ok: false, reason: 'unknown' } : { ok: true, principal };
+};
+
+/** createJwtVerifier's `tenantProjects` over fixed tenants (tenant id to its projects), for unit tests. */
+export function fixedTenantProjects(tenants: Record<string, readonly string[]>): TenantProjects {
+  return async (tenantId, projectIds) => {
+    const owned = Object.hasOwn(tenants, tenantId) ? tenants[tenantId] : undefined;
+    return owned === undefined ? null : projectIds.filter((id) => owned.includes(id));
+  };
+}
+
+/** The tenants of the fixed keys above, and the projects a test's JWTs may name. */
+export const FIXED_TENANTS: Record<string, readonly string[]> = {
+  tenant_a: ['proj_a', 'proj_c'],
+  tenant_b: ['proj_b'],
 };

@@ -537,7 +537,7 @@ describe('user JWT bearer tokens', () => {
 
   it('HS256: talks in the projects the token names, continuing a session by its id alone', async () => {
     const second = await world.newProject();
-    // The token names a project of another tenant too: the runtime refuses that one as not found.
+    // The token names a project of another tenant too: the verifier drops it, so it is not found.
     const token = await hs256({
       tenant_id: project.tenantId,
       project_ids: [project.projectId, second.projectId],
@@ -549,7 +549,7 @@ describe('user JWT bearer tokens', () => {
     });
     expect(res.status).toBe(200);
     const { sessionId } = ((await res.json()) as { data: Json }).data;
-    // Two projects in the token: the session's project is looked up in the log.
+    // The session's project is looked up in the log.
     const cont = await postAs(token, '/api/v1/chat/stream', { sessionId, message: 'and more' });
     expect(cont.status).toBe(200);
     expect((await readSse(cont)).events.at(-1)!.data.sessionId).toBe(sessionId);

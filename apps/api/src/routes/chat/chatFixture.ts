@@ -102,7 +102,12 @@ export async function listeningChatApp(
     readiness: { database: async () => true, pendingMigrations: async () => [] },
     chat: {
       verifyApiKey: (key) => world.auth.verifyApiKey(key),
-      verifyJwt: createJwtVerifier({ secret: JWT_SECRET, jwksUrl, expandScopes }),
+      verifyJwt: createJwtVerifier({
+        secret: JWT_SECRET,
+        jwksUrl,
+        expandScopes,
+        tenantProjects: (t, p) => world.auth.tenantProjects(t, p),
+      }),
       runtime: world.runtime,
       sessionScope: sessionScopeFromLog(world.store),
       limits: inProcessLimits(),

@@ -38,7 +38,11 @@ async function listening(withSdkTokens: boolean): Promise<{ app: FastifyInstance
     readiness: { database: async () => true, pendingMigrations: async () => [] },
     chat: {
       verifyApiKey: (key) => world.auth.verifyApiKey(key),
-      verifyJwt: createJwtVerifier({ secret: JWT_SECRET, expandScopes }),
+      verifyJwt: createJwtVerifier({
+        secret: JWT_SECRET,
+        expandScopes,
+        tenantProjects: (t, p) => world.auth.tenantProjects(t, p),
+      }),
       ...(withSdkTokens ? { verifySdkToken: sdk.verify } : {}),
       runtime: world.runtime,
       sessionScope: sessionScopeFromLog(world.store),
@@ -46,7 +50,11 @@ async function listening(withSdkTokens: boolean): Promise<{ app: FastifyInstance
     },
     traces: {
       verifyApiKey: (key) => world.auth.verifyApiKey(key),
-      verifyJwt: createJwtVerifier({ secret: JWT_SECRET, expandScopes }),
+      verifyJwt: createJwtVerifier({
+        secret: JWT_SECRET,
+        expandScopes,
+        tenantProjects: (t, p) => world.auth.tenantProjects(t, p),
+      }),
       reads: createTraceReads(pool),
     },
     analytics: {

@@ -63,7 +63,11 @@ beforeAll(async () => {
   };
   const routes = {
     verifyApiKey: (k: string) => auth.verifyApiKey(k),
-    verifyJwt: createJwtVerifier({ secret: JWT_SECRET, expandScopes }),
+    verifyJwt: createJwtVerifier({
+      secret: JWT_SECRET,
+      expandScopes,
+      tenantProjects: (t, p) => auth.tenantProjects(t, p),
+    }),
     channels: store,
   };
   app = await buildApp({ ...common, sdkChannels: { ...routes, tokens, publicBaseUrl: BASE_URL } });
@@ -232,7 +236,13 @@ describe('SDK channels: happy paths', () => {
 
     // Under the same secret (or a JWT_SECRET set equal to it), never an SDK session token nor a user JWT.
     expect(await createSdkTokens({ secret: SDK_SECRET }).verify(body.token)).toMatchObject({ ok: false });
-    expect(await createJwtVerifier({ secret: SDK_SECRET, expandScopes })(body.token)).toMatchObject({
+    expect(
+      await createJwtVerifier({
+        secret: SDK_SECRET,
+        expandScopes,
+        tenantProjects: (t, p) => auth.tenantProjects(t, p),
+      })(body.token),
+    ).toMatchObject({
       ok: false,
     });
   });

@@ -59,7 +59,11 @@ async function makeApp(
     rateLimit: { limiter: createInProcessRateLimiter(), defaultLimit: 10_000 },
     rtcVoice: {
       verifyApiKey: (key) => auth.verifyApiKey(key),
-      verifyJwt: createJwtVerifier({ secret: JWT_SECRET, expandScopes }),
+      verifyJwt: createJwtVerifier({
+        secret: JWT_SECRET,
+        expandScopes,
+        tenantProjects: (t, p) => auth.tenantProjects(t, p),
+      }),
       settings: voiceSettingsOf(loadConfig(env)),
       limiter,
     },
@@ -209,6 +213,34 @@ describe('POST /api/v1/livekit/token', () => {
       payload: { sessionId: 's3', projectId },
     });
     expect(errorOf(noProject)).toEqual({ status: 403, code: 'TENANT_CONTEXT_REQUIRED' });
+  });
+
+  it("refuses a JWT naming another tenant's project, an unknown tenant, or none (403 TENANT_CONTEXT_REQUIRED)", async () => {
+    const app = await makeApp();
+    const victim = await newProject();
+    const attacker = await newProject();
+    const sign = (claims: Record<string, unknown>) =>
+      new SignJWT({ scope: 'chat.write', ...claims })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('user-1')
+        .setExpirationTime('5m')
+        .sign(new TextEncoder().encode(JWT_SECRET));
+    const tokens = [
+      // The attacker's own tenant, claiming the victim's project.
+      await sign({ tenant_id: attacker.tenantId, project_ids: [victim.projectId] }),
+      await sign({ tenant_id: 'ten_does_not_exist', project_ids: [victim.projectId] }),
+      await sign({ project_ids: [victim.projectId] }),
+    ];
+    for (const jwt of tokens) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/v1/livekit/token',
+        headers: { authorization: `Bearer ${jwt}` },
+        payload: { sessionId: 's4', projectId: victim.projectId },
+      });
+      expect(errorOf(res)).toEqual({ status: 403, code: 'TENANT_CONTEXT_REQUIRED' });
+      expect(res.json().error.message).toBe('tenant context required');
+    }
   });
 
   it.each([

@@ -1,4 +1,4 @@
-import { addRoute, callerReaches, errorResponses } from '@parley/http';
+import { addRoute, callerReaches, errorResponses, tenantContextRequired } from '@parley/http';
 import { issueRoomToken, parseRoomTokenInput, type VoiceSettings } from '@parley/voice';
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
@@ -6,7 +6,6 @@ import { callerErrors, type VoiceCallerOptions, voiceAuth, voiceSecurity } from 
 import {
   invalidField,
   speechCredentialsNotFound,
-  tenantContextRequired,
   voiceLimitReached,
   voiceNotConfigured,
 } from './voiceErrors.js';
@@ -102,7 +101,9 @@ export const rtcVoiceRoutes: FastifyPluginAsync<RtcVoiceRouteOptions> = async (a
       if (!parsed.ok) throw invalidField(parsed.field, parsed.message);
       const input = parsed.input;
       const caller = request.caller;
-      if (!caller || caller.tenantId === '' || !callerReaches(caller, input.projectId)) {
+      // The caller's tenant (a JWT's is checked to exist) must hold the project: else the room would
+      // be named for, and counted against, a tenant that does not own it.
+      if (!caller || !callerReaches(caller, input.projectId)) {
         throw tenantContextRequired();
       }
       const credentials = settings.rtc.credentials;

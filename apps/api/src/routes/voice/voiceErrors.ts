@@ -12,9 +12,6 @@ const FIELD_CODES: Record<RoomTokenInputField, string> = {
 export const invalidField = (field: RoomTokenInputField, message: string) =>
   new HttpError(FIELD_CODES[field], 400, message);
 
-export const tenantContextRequired = () =>
-  new HttpError('TENANT_CONTEXT_REQUIRED', 403, 'tenant context required');
-
 export const voiceNotConfigured = () =>
   new HttpError('VOICE_NOT_CONFIGURED', 503, 'voice service not configured');
 
