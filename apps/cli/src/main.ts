@@ -396,7 +396,7 @@ telephonyAccounts
   );
 telephonyAccounts
   .command('remove')
-  .description('remove an account: its callbacks are refused (403) from then on')
+  .description('remove an account: its callbacks are refused (401) from then on')
   .argument('<accountSid>', 'the account SID')
   .action((accountSid: string) => telephonyAccountsRemoveCommand(context(2), accountSid));
 

@@ -47,9 +47,13 @@ export interface RecordingStatusOutcome {
   eventIds: string[];
 }
 
-/** One answer for an unknown account and a bad signature: nothing tells which. */
+/**
+ * One answer for a missing or bad signature and an unknown account: nothing tells which. 401
+ * UNAUTHORIZED with the channel webhooks' message (spec 000 §7: 401 for a missing or invalid
+ * credential; the signature is the provider's credential).
+ */
 export const signatureInvalid = () =>
-  new ParleyError('WEBHOOK_SIGNATURE_INVALID', 403, 'the request signature is missing or invalid');
+  new ParleyError('UNAUTHORIZED', 401, 'Request signature did not verify');
 
 const invalidCallback = (issues: Array<{ path: string; message: string }>) =>
   new ParleyError('VALIDATION_ERROR', 400, 'the callback is not a valid recording status', {
@@ -69,7 +73,7 @@ function sessionIdOf(url: string): string | null {
 /**
  * A recording-status callback: find the account, verify the signature over the full URL and the
  * form parameters with its auth token, then append the recording's facts idempotently.
- * Throws ParleyError 403 WEBHOOK_SIGNATURE_INVALID or 400 VALIDATION_ERROR.
+ * Throws ParleyError 401 UNAUTHORIZED (signature) or 400 VALIDATION_ERROR.
  */
 export async function handleRecordingStatusCallback(
   deps: RecordingStatusDeps,

@@ -168,7 +168,7 @@ describe('handleRecordingStatusCallback', () => {
     }
   });
 
-  it('refuses an unknown account, a wrong token, a tampered body or URL with one 403', async () => {
+  it('refuses an unknown account, a wrong token, a tampered body or URL with one 401', async () => {
     const good = callback({ RecordingSid: recordingSid(4), RecordingStatus: 'in-progress' });
     const attempts = [
       callback({ RecordingSid: recordingSid(4), RecordingStatus: 'in-progress' }, { token: 'wrong' }),
@@ -186,7 +186,7 @@ describe('handleRecordingStatusCallback', () => {
     for (const attempt of attempts) {
       const err = await handleRecordingStatusCallback(deps, attempt).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ParleyError);
-      expect(err).toMatchObject({ status: 403, code: 'WEBHOOK_SIGNATURE_INVALID' });
+      expect(err).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
     }
     expect(await recordingEvents(recordingSid(4))).toEqual([]);
   });

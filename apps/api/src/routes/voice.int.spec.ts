@@ -123,26 +123,38 @@ describe('POST /api/v1/voice/recording-status', () => {
     await app.close();
   });
 
-  it('answers 403 WEBHOOK_SIGNATURE_INVALID to a bad signature, a signature for another URL, or no form body', async () => {
+  it('answers 401 UNAUTHORIZED to a missing or bad signature, one for another URL, or no form body', async () => {
     const app = await makeApp(PUBLIC);
     const signedUrl = `${PUBLIC}/api/v1/voice/recording-status?sessionId=ses_1`;
     const bad = await post(app, fields('RE_route_2'), {
       signedUrl,
       signature: 'AAAAAAAAAAAAAAAAAAAAAAAAAAA=',
     });
-    expect(bad.statusCode).toBe(403);
-    expect(bad.json()).toMatchObject({ success: false, error: { code: 'WEBHOOK_SIGNATURE_INVALID' } });
+    expect(bad.statusCode).toBe(401);
+    // The channel webhooks' envelope and message for the same failure (spec 000 §7).
+    expect(bad.json()).toEqual({
+      success: false,
+      error: { code: 'UNAUTHORIZED', message: 'Request signature did not verify' },
+    });
     // Signed for the internal address, not the public one.
     const internal = await post(app, fields('RE_route_2'), {
       signedUrl: 'http://localhost:80/api/v1/voice/recording-status?sessionId=ses_1',
     });
-    expect(internal.statusCode).toBe(403);
+    expect(internal.statusCode).toBe(401);
     const json = await app.inject({
       method: 'POST',
       url: '/api/v1/voice/recording-status?sessionId=ses_1',
       payload: fields('RE_route_2'),
     });
-    expect(json.statusCode).toBe(403);
+    expect(json.statusCode).toBe(401);
+    const unsigned = await app.inject({
+      method: 'POST',
+      url: '/api/v1/voice/recording-status?sessionId=ses_1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(fields('RE_route_2')).toString(),
+    });
+    expect(unsigned.statusCode).toBe(401);
+    expect(unsigned.json().error.code).toBe('UNAUTHORIZED');
     expect(await streamTypes('RE_route_2')).toEqual([]);
     await app.close();
   });

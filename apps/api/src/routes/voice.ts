@@ -81,7 +81,8 @@ export const voiceRoutes: FastifyPluginAsync<VoiceRouteOptions> = async (app, op
     description:
       'Twilio-style form callback signed with `X-Twilio-Signature` (HMAC-SHA1 of the full URL and the sorted ' +
       'form parameters, keyed with the account auth token). The URL must carry `?sessionId=<session>` as the ' +
-      'platform set it when it started the recording. Idempotent: a repeated callback appends nothing.',
+      'platform set it when it started the recording. Idempotent: a repeated callback appends nothing. 401 ' +
+      'UNAUTHORIZED for a missing or bad signature or an unknown account.',
     tags: ['voice'],
     operationId: 'voiceRecordingStatus',
     validation: 'document',
@@ -91,7 +92,7 @@ export const voiceRoutes: FastifyPluginAsync<VoiceRouteOptions> = async (app, op
     response: {
       200: callbackReply.describe('The callback was verified and its facts are recorded'),
       400: errorResponses.standard,
-      403: errorResponses.standard,
+      401: errorResponses.standard,
       413: errorResponses.standard,
       415: errorResponses.standard,
     },

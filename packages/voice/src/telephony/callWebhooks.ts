@@ -53,7 +53,7 @@ const invalid = (message: string, issues: Array<{ path: string; message: string 
 /** The call's slot in the tenant's calls pool. */
 export const callSlotMember = (callSid: string): string => `call:${callSid}`;
 
-/** Finds the account and checks the signature: 403 WEBHOOK_SIGNATURE_INVALID for either failure. */
+/** Finds the account and checks the signature: 401 UNAUTHORIZED for either failure. */
 async function verified(deps: CallWebhookDeps, request: CallWebhookRequest) {
   const fields = paramsObject(request.params);
   const accountSid = fields.AccountSid;

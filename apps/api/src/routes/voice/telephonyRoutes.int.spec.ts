@@ -266,7 +266,7 @@ describe('POST /api/v1/voice/connect', () => {
     );
   });
 
-  it('answers 403 WEBHOOK_SIGNATURE_INVALID to a bad signature or an unknown account', async () => {
+  it('answers 401 UNAUTHORIZED to a missing or bad signature or an unknown account, as the channel webhooks', async () => {
     const app = await makeApp();
     const account = await newAccount();
     const bad = await webhook(
@@ -276,14 +276,31 @@ describe('POST /api/v1/voice/connect', () => {
       { CallSid: 'CA1' },
       'AAAAAAAAAAAAAAAAAAAAAAAAAAA=',
     );
-    expect(errorOf(bad)).toEqual({ status: 403, code: 'WEBHOOK_SIGNATURE_INVALID' });
+    expect(bad.statusCode).toBe(401);
+    expect(bad.json()).toEqual({
+      success: false,
+      error: { code: 'UNAUTHORIZED', message: 'Request signature did not verify' },
+    });
     const unknown = await webhook(
       app,
       '/api/v1/voice/connect',
       { ...account, accountSid: 'AC_unknown' },
       { CallSid: 'CA1' },
     );
-    expect(errorOf(unknown)).toEqual({ status: 403, code: 'WEBHOOK_SIGNATURE_INVALID' });
+    expect(errorOf(unknown)).toEqual({ status: 401, code: 'UNAUTHORIZED' });
+    for (const path of ['/api/v1/voice/connect', '/api/v1/voice/status']) {
+      const unsigned = await app.inject({
+        method: 'POST',
+        url: path,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({
+          AccountSid: account.accountSid,
+          CallSid: 'CA1',
+          CallStatus: 'ringing',
+        }).toString(),
+      });
+      expect(errorOf(unsigned), path).toEqual({ status: 401, code: 'UNAUTHORIZED' });
+    }
   });
 
   it('answers 400 without a CallSid and 503 VOICE_NOT_CONFIGURED while voice is disabled', async () => {
@@ -423,7 +440,7 @@ describe('POST /api/v1/voice/status', () => {
     }
   });
 
-  it('answers 400 to an unknown status or no CallSid, 403 to a bad signature', async () => {
+  it('answers 400 to an unknown status or no CallSid, 401 to a bad signature', async () => {
     const app = await makeApp();
     const account = await newAccount();
     expect(
@@ -445,7 +462,7 @@ describe('POST /api/v1/voice/status', () => {
       { CallSid: 'CA1', CallStatus: 'ringing' },
       'x',
     );
-    expect(errorOf(bad)).toEqual({ status: 403, code: 'WEBHOOK_SIGNATURE_INVALID' });
+    expect(errorOf(bad)).toEqual({ status: 401, code: 'UNAUTHORIZED' });
     // Signed for another URL (the internal address): refused.
     const form = new URLSearchParams({
       AccountSid: account.accountSid,
@@ -463,7 +480,7 @@ describe('POST /api/v1/voice/status', () => {
         callbackParams(form),
       ),
     );
-    expect(internal.statusCode).toBe(403);
+    expect(internal.statusCode).toBe(401);
   });
 });
 

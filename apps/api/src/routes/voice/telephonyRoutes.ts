@@ -140,13 +140,14 @@ export const telephonyVoiceRoutes: FastifyPluginAsync<TelephonyVoiceRouteOptions
     description:
       'Answers `<Response><Connect><Stream url="wss://<PUBLIC_BASE_URL host>/api/v1/voice/media/<CallSid>">` with ' +
       'the parameters projectId and (when the call names one) sessionId. Admits the call against the tenant’s ' +
-      'voice.maxConcurrentCalls (429 VOICE_SESSION_LIMIT_REACHED); 403 WEBHOOK_SIGNATURE_INVALID; 503 ' +
+      'voice.maxConcurrentCalls (429 VOICE_SESSION_LIMIT_REACHED); 401 UNAUTHORIZED for a missing or bad ' +
+      'signature or an unknown account; 503 ' +
       'VOICE_NOT_CONFIGURED while voice is disabled.',
     operationId: 'voiceConnect',
     response: {
       200: z.string().describe('text/xml: TwiML'),
       400: errorResponses.standard,
-      403: errorResponses.standard,
+      401: errorResponses.standard,
       429: errorResponses.standard,
       503: errorResponses.standard,
     },
@@ -171,7 +172,8 @@ export const telephonyVoiceRoutes: FastifyPluginAsync<TelephonyVoiceRouteOptions
     description:
       'Appends VoiceCallStatusChanged once per (CallSid, CallStatus) to the session stream of the call (when ' +
       "it maps to a session of the account's project) or `voicecall-<CallSid>`; a final status (completed, " +
-      'busy, no-answer, canceled, failed) releases the call from the concurrency limit.',
+      'busy, no-answer, canceled, failed) releases the call from the concurrency limit. 401 UNAUTHORIZED for a ' +
+      'missing or bad signature or an unknown account.',
     operationId: 'voiceStatus',
     response: {
       200: z.object({
@@ -184,7 +186,7 @@ export const telephonyVoiceRoutes: FastifyPluginAsync<TelephonyVoiceRouteOptions
         }),
       }),
       400: errorResponses.standard,
-      403: errorResponses.standard,
+      401: errorResponses.standard,
     },
     handler: async (request) => {
       const signature = request.headers['x-twilio-signature'];
