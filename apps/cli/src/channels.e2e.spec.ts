@@ -6,6 +6,7 @@ import {
   credentialsKeyId,
 } from '@parley/channels';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
+import { createTelephonyAccountStore } from '@parley/telephony';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliRun, cleanEnv, runCli } from './testing/runCli.js';
 
@@ -46,6 +47,12 @@ describe('parley channels rotate-credentials', () => {
       events: ['agent.response'],
     });
 
+    await createTelephonyAccountStore(db.pool, createKeyring(oldKey)).add({
+      accountSid: 'AC_rotated',
+      projectId: project.id,
+      authToken: 'telephony-auth-token',
+    });
+
     const missing = await run(['channels', 'rotate-credentials'], db.url);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('CHANNEL_CREDENTIALS_KEY is not set');
@@ -61,7 +68,11 @@ describe('parley channels rotate-credentials', () => {
       currentKeyId: credentialsKeyId(newKey),
       connectionsByKeyId: { [credentialsKeyId(newKey)]: 3 },
       subscriptionSecretsReencrypted: 1,
+      telephonyAccountsReencrypted: 1,
+      telephonyAccountsByKeyId: { [credentialsKeyId(newKey)]: 1 },
     });
+    const telephonyAfter = createTelephonyAccountStore(db.pool, createKeyring(newKey));
+    expect((await telephonyAfter.secrets('AC_rotated'))?.authToken).toBe('telephony-auth-token');
     const subscriptionsAfter = createSubscriptionStore(db.pool, createKeyring(newKey), {
       checkUrl: async () => ({ ok: false, reason: 'invalid_url', message: 'unused' }),
     });

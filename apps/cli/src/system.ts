@@ -19,6 +19,7 @@ import {
 } from '@parley/platform';
 import type { Projection } from '@parley/projection-runner';
 import { migrationSets, projections } from './registry.js';
+import { sealTelephonySecrets } from './telephonyAccounts.js';
 
 /**
  * How a command gets its PostgreSQL when DATABASE_URL is unset:
@@ -96,6 +97,7 @@ export async function openSystem(config: Config, logger: Logger, options: OpenOp
     if (options.migrate) {
       const applied = await migrate(pool, migrationSets);
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+      await sealTelephonySecrets(pool, config, logger);
     } else if (options.requireMigrated !== false) {
       const pending = await pendingMigrations(pool, migrationSets);
       if (pending.length > 0) {

@@ -7,9 +7,10 @@ import type {
 } from '@parley/api';
 import type { AuthStore } from '@parley/auth';
 import { type IngestResponse, type IngestScope, ingest } from '@parley/ingest';
-import { createTelephonyAccountStore, handleRecordingStatusCallback } from '@parley/telephony';
+import { handleRecordingStatusCallback } from '@parley/telephony';
 import { voiceLimiterFromConfig, voiceSettingsOf } from '@parley/voice';
 import type { System } from './system.js';
+import { telephonyAccountsOf } from './telephonyAccounts.js';
 
 /** A project's recording retention in days (ProjectSettings.recording.retentionDays; null: none). */
 export const recordingRetentionDays =
@@ -34,8 +35,8 @@ export function ingestFacts(
 
 /** The telephony webhooks' services: accounts, signature verification, idempotent ingest. */
 export function voiceServices(system: System, auth: AuthStore): VoiceRouteOptions {
-  const { config, pool } = system;
-  const accounts = createTelephonyAccountStore(pool);
+  const { config } = system;
+  const accounts = telephonyAccountsOf(system);
   return {
     ...(config.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: config.PUBLIC_BASE_URL }),
     recordingStatus: (request) =>
@@ -64,10 +65,10 @@ export function voiceApiServices(
   media(runtime: VoiceMediaRouteOptions['runtime']): VoiceMediaRouteOptions;
   close(): Promise<void>;
 } {
-  const { config, pool, store } = system;
+  const { config, store } = system;
   const settings = voiceSettingsOf(config);
   const { limiter, close } = voiceLimiterFromConfig(config);
-  const accounts = createTelephonyAccountStore(pool);
+  const accounts = telephonyAccountsOf(system);
   const common = { verifyApiKey, verifyJwt, settings, limiter };
   return {
     telephony: {

@@ -9,7 +9,6 @@ import {
 } from '@parley/channels';
 import { createMediaStorage } from '@parley/media';
 import { ConfigError } from '@parley/platform';
-import { createTelephonyAccountStore } from '@parley/telephony';
 import type {
   ChannelsWorkOptions,
   DownstreamOptions,
@@ -21,10 +20,11 @@ import { callbackAllowlistOf } from './callbackAllowlist.js';
 import { callbackRetryScheduleOf } from './callbackRetrySchedule.js';
 import { runtimeOf } from './chatServices.js';
 import type { System } from './system.js';
+import { telephonyAccountsOf } from './telephonyAccounts.js';
 
 /** The worker's recording jobs: media storage from the configuration, telephony accounts from the database. */
 export function workerRecordings(system: System): RecordingsWorkOptions {
-  const accounts = createTelephonyAccountStore(system.pool);
+  const accounts = telephonyAccountsOf(system);
   return {
     media: createMediaStorage(system.config),
     accountsOfProject: (projectId) => accounts.secretsOfProject(projectId),

@@ -186,8 +186,9 @@ export const configSchema = z.object({
     .pipe(z.string().min(32, 'SDK_TOKEN_SECRET must be at least 32 characters').optional())
     .optional(),
   /**
-   * AES-256-GCM key of channel connection credentials: base64 of 32 random bytes
-   * (`openssl rand -base64 32`); never logged. Unset: the channel-connection routes answer 503.
+   * AES-256-GCM key of channel connection credentials, webhook subscription secrets and telephony
+   * account auth tokens: base64 of 32 random bytes (`openssl rand -base64 32`); never logged. Unset:
+   * the channel-connection routes answer 503 and telephony accounts cannot be added.
    */
   CHANNEL_CREDENTIALS_KEY: z
     .string()

@@ -1,5 +1,15 @@
 export { type Config, ConfigError, configSchema, loadConfig } from './config.js';
 export {
+  CREDENTIALS_KEY_BYTES,
+  type CredentialKeyring,
+  CredentialsDecryptError,
+  CredentialsKeyUnknownError,
+  createKeyring,
+  credentialsKeyId,
+  keyringFromConfig,
+  parseCredentialsKey,
+} from './credentialKeyring.js';
+export {
   createPool,
   type Pool,
   type PoolClient,

@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { type AuthStore, authMigrations, createAuthStore } from '@parley/auth';
 import { createPostgresEventStore, eventStoreMigrations, type PostgresEventStore } from '@parley/eventstore';
 import { ingest } from '@parley/ingest';
-import { ParleyError } from '@parley/platform';
+import { createKeyring, ParleyError } from '@parley/platform';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTelephonyAccountStore, type TelephonyAccountStore } from './accountStore.js';
@@ -25,7 +26,7 @@ beforeAll(async () => {
   db = await createTestDatabase([eventStoreMigrations, authMigrations, telephonyMigrations]);
   store = createPostgresEventStore({ pool: db.pool });
   auth = createAuthStore(db.pool);
-  accounts = createTelephonyAccountStore(db.pool);
+  accounts = createTelephonyAccountStore(db.pool, createKeyring(randomBytes(32)));
   const tenant = await auth.createTenant({ name: 'Acme' });
   const project = await auth.createProject({
     tenantId: tenant.id,

@@ -1,8 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { type AuthStore, authMigrations, createAuthStore } from '@parley/auth';
 import { createPostgresEventStore, eventStoreMigrations, type PostgresEventStore } from '@parley/eventstore';
 import { createInProcessRateLimiter } from '@parley/http';
 import { ingest } from '@parley/ingest';
-import { silentLogger } from '@parley/platform';
+import { createKeyring, silentLogger } from '@parley/platform';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import {
   callbackParams,
@@ -15,6 +16,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 
+const keyring = createKeyring(randomBytes(32));
+
 const ACCOUNT = 'AC0123456789abcdef0123456789abcdef';
 const TOKEN = 'voice-route-token';
 const PUBLIC = 'https://parley.example.com';
@@ -25,7 +28,7 @@ let auth: AuthStore;
 let projectId: string;
 
 async function makeApp(publicBaseUrl: string | undefined): Promise<FastifyInstance> {
-  const accounts = createTelephonyAccountStore(db.pool);
+  const accounts = createTelephonyAccountStore(db.pool, keyring);
   return buildApp({
     logger: silentLogger(),
     readiness: { database: async () => true, pendingMigrations: async () => [] },
@@ -61,7 +64,11 @@ beforeAll(async () => {
   auth = createAuthStore(db.pool);
   const tenant = await auth.createTenant({ name: 'Acme' });
   projectId = (await auth.createProject({ tenantId: tenant.id, slug: 'voice' })).id;
-  await createTelephonyAccountStore(db.pool).add({ accountSid: ACCOUNT, projectId, authToken: TOKEN });
+  await createTelephonyAccountStore(db.pool, keyring).add({
+    accountSid: ACCOUNT,
+    projectId,
+    authToken: TOKEN,
+  });
 });
 afterAll(async () => {
   await store.close();

@@ -1,10 +1,11 @@
 import { createConnectionStore, createSubscriptionStore, keyringFromConfig } from '@parley/channels';
 import { openSystem, UsageError } from '../system.js';
+import { telephonyAccountsOf } from '../telephonyAccounts.js';
 import type { CliContext } from './context.js';
 
 /**
  * `parley channels rotate-credentials`: re-encrypts every channel connection's credentials (and every
- * HTTP async webhook subscription's secret) under CHANNEL_CREDENTIALS_KEY (docs/channels.md "Credentials and key rotation"). Older keys must still be
+ * HTTP async webhook subscription's secret and telephony account's auth token) under CHANNEL_CREDENTIALS_KEY (docs/channels.md "Credentials and key rotation"). Older keys must still be
  * in CHANNEL_CREDENTIALS_KEYS. Prints what it did and what is left per key id; never a secret.
  */
 export async function channelsRotateCredentialsCommand(
@@ -21,6 +22,9 @@ export async function channelsRotateCredentialsCommand(
     const subscriptions = await createSubscriptionStore(system.pool, keyring, {
       checkUrl: async () => ({ ok: false, reason: 'invalid_url', message: 'not checked here' }),
     }).reencryptSecrets();
+    // Telephony accounts' auth tokens and recording passwords share the keyring (issue 17).
+    const telephony = telephonyAccountsOf(system);
+    const telephonySealed = (await telephony.sealSecrets()).sealed;
     const { rows } = await system.pool.query<{ key_id: string; n: string }>(
       `select credentials_key_id as key_id, count(*) as n from channel_connections group by 1 order by 1`,
     );
@@ -32,12 +36,15 @@ export async function channelsRotateCredentialsCommand(
           currentKeyId: keyring.currentKeyId,
           connectionsByKeyId: byKey,
           subscriptionSecretsReencrypted: subscriptions.reencrypted,
+          telephonyAccountsReencrypted: telephonySealed,
+          telephonyAccountsByKeyId: await telephony.countByKeyId(),
         })}\n`,
       );
       return;
     }
     ctx.out.write(`re-encrypted ${reencrypted} connection(s) under ${keyring.currentKeyId}\n`);
     ctx.out.write(`re-encrypted ${subscriptions.reencrypted} webhook subscription secret(s)\n`);
+    ctx.out.write(`re-encrypted ${telephonySealed} telephony account(s)\n`);
     for (const [keyId, n] of Object.entries(byKey)) ctx.out.write(`  ${keyId}: ${n}\n`);
   } finally {
     await system.close();

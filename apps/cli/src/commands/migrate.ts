@@ -1,5 +1,6 @@
 import { migrate, pendingMigrations } from '@parley/platform';
 import { openSystem } from '../system.js';
+import { sealTelephonySecrets } from '../telephonyAccounts.js';
 import type { CliContext } from './context.js';
 
 export async function migrateCommand(ctx: CliContext, options: { status?: boolean }): Promise<void> {
@@ -20,6 +21,8 @@ export async function migrateCommand(ctx: CliContext, options: { status?: boolea
     }
     const applied = await migrate(system.pool, system.migrationSets);
     ctx.out.write(applied.length === 0 ? 'nothing to apply\n' : `applied:\n  ${applied.join('\n  ')}\n`);
+    const sealed = await sealTelephonySecrets(system.pool, ctx.config, ctx.logger);
+    if (sealed > 0) ctx.out.write(`encrypted the secrets of ${sealed} telephony account(s)\n`);
   } finally {
     await system.close();
   }

@@ -1,8 +1,9 @@
 import { type AuthStore, createAuthStore } from '@parley/auth';
-import { ParleyError } from '@parley/platform';
-import { createTelephonyAccountStore, type TelephonyAccountStore } from '@parley/telephony';
+import { keyringFromConfig, ParleyError } from '@parley/platform';
+import type { TelephonyAccountStore } from '@parley/telephony';
 import { openSystem, UsageError } from '../system.js';
 import { formatTable } from '../table.js';
+import { telephonyAccountsOf } from '../telephonyAccounts.js';
 import type { CliContext } from './context.js';
 import { resolveProject } from './projects.js';
 import { formatTime, printJson } from './tenants.js';
@@ -13,7 +14,7 @@ async function withAccounts<T>(
 ): Promise<T> {
   const system = await openSystem(ctx.config, ctx.logger, { database: 'attach', migrate: true, poolMax: 2 });
   try {
-    return await fn(createTelephonyAccountStore(system.pool), createAuthStore(system.pool));
+    return await fn(telephonyAccountsOf(system), createAuthStore(system.pool));
   } catch (err) {
     if (err instanceof ParleyError && err.status < 500) throw new UsageError(err.message);
     throw err;
@@ -38,6 +39,11 @@ export async function telephonyAccountsAddCommand(
   options: TelephonyAccountsAddOptions,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<void> {
+  if (keyringFromConfig(ctx.config) === null) {
+    throw new UsageError(
+      'CHANNEL_CREDENTIALS_KEY is not set: telephony auth tokens are stored encrypted with it (docs/channels.md)',
+    );
+  }
   const authToken = options.authToken ?? env.TELEPHONY_AUTH_TOKEN;
   if (!authToken) throw new UsageError('give the auth token: TELEPHONY_AUTH_TOKEN=… or --auth-token');
   const recordingPassword = options.recordingPassword ?? env.TELEPHONY_RECORDING_PASSWORD;

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,7 @@ import { authMigrations, createAuthStore } from '@parley/auth';
 import { recordingStream, toAppend } from '@parley/events';
 import { createPostgresEventStore, eventStoreMigrations, type PostgresEventStore } from '@parley/eventstore';
 import { createFilesystemMediaStorage, type MediaStorage } from '@parley/media';
-import { silentLogger } from '@parley/platform';
+import { createKeyring, silentLogger } from '@parley/platform';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import {
   createTelephonyAccountStore,
@@ -31,6 +32,9 @@ import {
 import { TEST_FETCH_OPTIONS } from './testing/fetchOptions.js';
 import { type RecordingServer, startRecordingServer, wav } from './testing/recordingServer.js';
 
+// The telephony accounts' secrets are sealed with it; the worker process of the kill test gets it too.
+const CREDENTIALS_KEY = randomBytes(32);
+
 const ACCOUNT = 'AC0123456789abcdef0123456789abcdef';
 const TOKEN = 'the-auth-token';
 
@@ -50,7 +54,7 @@ beforeAll(async () => {
   db = await createTestDatabase([eventStoreMigrations, authMigrations, telephonyMigrations]);
   store = createPostgresEventStore({ pool: db.pool });
   const auth = createAuthStore(db.pool);
-  accounts = createTelephonyAccountStore(db.pool);
+  accounts = createTelephonyAccountStore(db.pool, createKeyring(CREDENTIALS_KEY));
   const tenant = await auth.createTenant({ name: 'Acme', features: { callRecording: true } });
   projectId = (await auth.createProject({ tenantId: tenant.id, slug: 'voice' })).id;
   await accounts.add({ accountSid: ACCOUNT, projectId, authToken: TOKEN });
@@ -334,7 +338,12 @@ describe('media fetcher (pg-boss jobs)', () => {
     // Worker A, a separate process, takes the job and stalls half-way through the download.
     const script = fileURLToPath(new URL('./testing/fetchWorkerProcess.ts', import.meta.url));
     const child = spawn(process.execPath, ['--import', 'tsx', script], {
-      env: { ...process.env, DATABASE_URL: db.url, MEDIA_DIR: mediaDir },
+      env: {
+        ...process.env,
+        DATABASE_URL: db.url,
+        MEDIA_DIR: mediaDir,
+        CHANNEL_CREDENTIALS_KEY: CREDENTIALS_KEY.toString('base64'),
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     children.push(child);

@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { type AuthStore, authMigrations, createAuthStore } from '@parley/auth';
 import { sessionStream, upcast } from '@parley/events';
 import { createPostgresEventStore, eventStoreMigrations, type PostgresEventStore } from '@parley/eventstore';
 import { createInProcessRateLimiter } from '@parley/http';
-import { loadConfig, silentLogger } from '@parley/platform';
+import { createKeyring, loadConfig, silentLogger } from '@parley/platform';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import { projectionRunnerMigrations } from '@parley/projection-runner';
 import {
@@ -37,6 +38,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { buildApp } from '../../app.js';
+
+const keyring = createKeyring(randomBytes(32));
 
 const PUBLIC = 'https://parley.example.com';
 const ENV = {
@@ -86,7 +89,7 @@ async function newAccount() {
   const project = await auth.createProject({ tenantId: tenant.id, slug: `voice-gateway-${n}` });
   const accountSid = `AC${process.pid}g${Date.now()}g${n}`;
   const authToken = `gateway-auth-token-${n}`;
-  await createTelephonyAccountStore(db.pool).add({ accountSid, projectId: project.id, authToken });
+  await createTelephonyAccountStore(db.pool, keyring).add({ accountSid, projectId: project.id, authToken });
   return { tenantId: tenant.id, projectId: project.id, accountSid, authToken };
 }
 type Account = Awaited<ReturnType<typeof newAccount>>;
@@ -96,7 +99,7 @@ async function listeningApp(
   env: Record<string, string> = ENV,
   extra: { startTimeoutMs?: number; settings?: VoiceSettings } = {},
 ): Promise<{ app: FastifyInstance; wsBase: string; limiter: VoiceConcurrencyLimiter }> {
-  const accounts = createTelephonyAccountStore(db.pool);
+  const accounts = createTelephonyAccountStore(db.pool, keyring);
   const settings = extra.settings ?? voiceSettingsOf(loadConfig(env));
   const limiter = createInProcessVoiceConcurrencyLimiter();
   const app = await buildApp({

@@ -1,10 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { type AuthStore, authMigrations, createAuthStore } from '@parley/auth';
 import { sessionStream, toAppend, upcast } from '@parley/events';
 import { eventExamples } from '@parley/events/testing';
 import { createPostgresEventStore, eventStoreMigrations, type PostgresEventStore } from '@parley/eventstore';
 import { createInProcessRateLimiter } from '@parley/http';
 import { openApiProblems } from '@parley/http/testing';
-import { loadConfig, silentLogger } from '@parley/platform';
+import { createKeyring, loadConfig, silentLogger } from '@parley/platform';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import {
   callbackParams,
@@ -22,6 +23,8 @@ import type { FastifyInstance } from 'fastify';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.js';
+
+const keyring = createKeyring(randomBytes(32));
 
 const PUBLIC = 'https://parley.example.com';
 const TELEPHONY = {
@@ -59,7 +62,7 @@ async function newAccount(scopes = ['chat.write']) {
   const { key } = await auth.createApiKey({ projectId: project.id, name: 'voice', scopes });
   const accountSid = `AC${process.pid}x${Date.now()}x${n}`;
   const authToken = `auth-token-${n}`;
-  await createTelephonyAccountStore(db.pool).add({ accountSid, projectId: project.id, authToken });
+  await createTelephonyAccountStore(db.pool, keyring).add({ accountSid, projectId: project.id, authToken });
   return { tenantId: tenant.id, projectId: project.id, key, accountSid, authToken };
 }
 
@@ -67,7 +70,7 @@ async function makeApp(
   env: Record<string, string> = TELEPHONY,
   limiter: VoiceConcurrencyLimiter = createInProcessVoiceConcurrencyLimiter(),
 ): Promise<FastifyInstance> {
-  const accounts = createTelephonyAccountStore(db.pool);
+  const accounts = createTelephonyAccountStore(db.pool, keyring);
   const app = await buildApp({
     logger: silentLogger(),
     readiness: { database: async () => true, pendingMigrations: async () => [] },
