@@ -237,4 +237,72 @@ describe('ingest', () => {
     );
     expect(rows[0]).toEqual({ transactions: 1, events: 1_000 });
   });
+
+  it("never appends to another project's session or recording stream (issue 17)", async () => {
+    const owner = scope();
+    const intruder = scope();
+    const sessionId = `sess_${randomUUID()}`;
+    const recordingId = `RE${randomUUID().replaceAll('-', '')}`;
+    const at = '2026-11-21T08:00:00.000Z';
+    const recordingStarted = (id: string) => ({
+      id,
+      type: 'recording.started',
+      data: { recordingId, sessionId, callId: 'CA1', startedAt: at },
+    });
+    expect(
+      (await ingest(deps(), owner, [...sessionItems(sessionId), recordingStarted('rec-1')])).rejected,
+    ).toBe(0);
+    const before = (await streamEvents(`session-${sessionId}`)).length;
+
+    const ownNew = `sess_${randomUUID()}`;
+    const response = await ingest(deps(), intruder, [
+      ...sessionItems(sessionId, 'intruder'),
+      recordingStarted('intruder-rec'),
+      ...sessionItems(ownNew).slice(0, 2),
+    ]);
+    // Each item naming the owner's session or recording is refused on its own; the intruder's own
+    // new session is appended.
+    expect(response.results.map((r) => r.status)).toEqual([
+      ...Array(7).fill('rejected'),
+      'accepted',
+      'accepted',
+    ]);
+    for (const result of response.results.slice(0, 7)) {
+      expect(result).toMatchObject({ status: 'rejected', error: { code: 'ID_IN_USE' } });
+      expect(JSON.stringify(result)).not.toContain(owner.projectId);
+    }
+    expect(response.results[6]).toMatchObject({
+      error: { details: { issues: [{ path: 'data.recordingId' }] } },
+    });
+    expect(await streamEvents(`session-${sessionId}`)).toHaveLength(before);
+    expect((await streamEvents(`recording-${recordingId}`)).map((e) => e.metadata.projectId)).toEqual([
+      owner.projectId,
+    ]);
+    expect((await streamEvents(`session-${ownNew}`)).map((e) => e.metadata.projectId)).toEqual([
+      intruder.projectId,
+      intruder.projectId,
+    ]);
+    // The owner goes on appending to its own streams.
+    const more = await ingest(deps(), owner, [{ ...sessionItems(sessionId)[1]!, id: 'owner-again' }]);
+    expect(more.accepted).toBe(1);
+  });
+
+  it('two projects creating the same new session at once: one owns it, the other is refused', async () => {
+    for (let round = 0; round < 10; round++) {
+      const sessionId = `sess_race_${randomUUID()}`;
+      const [a, b] = [scope(), scope()];
+      const [ra, rb] = await Promise.all([
+        ingest(deps(), a, sessionItems(sessionId, `a-${round}`)),
+        ingest(deps(), b, sessionItems(sessionId, `b-${round}`)),
+      ]);
+      const owners = new Set((await streamEvents(`session-${sessionId}`)).map((e) => e.data.projectId));
+      expect(owners.size).toBe(1);
+      const winner = owners.has(a.projectId) ? ra : rb;
+      const loser = owners.has(a.projectId) ? rb : ra;
+      expect(winner.accepted).toBe(6);
+      expect(loser.results.map((r) => (r.status === 'rejected' ? r.error.code : r.status))).toEqual(
+        Array(6).fill('ID_IN_USE'),
+      );
+    }
+  });
 });

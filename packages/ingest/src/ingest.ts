@@ -37,7 +37,11 @@ export async function ingest(
       recordingRetentionDays: (await deps.recordingRetentionDays(scope.projectId)) ?? null,
     };
   }
-  const results = await ingestBatch(deps, prepareItems(items, fullScope, deps.normaliseCallerNumber));
+  const results = await ingestBatch(
+    deps,
+    prepareItems(items, fullScope, deps.normaliseCallerNumber),
+    scope.projectId,
+  );
   const accepted = results.filter((r) => r.status === 'accepted').length;
   return { accepted, rejected: results.length - accepted, results };
 }

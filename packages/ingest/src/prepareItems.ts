@@ -23,7 +23,7 @@ export interface IngestScope {
 }
 
 export interface ItemError {
-  code: 'VALIDATION_ERROR' | 'DUPLICATE_ITEM_ID' | 'EVENT_ID_CONFLICT';
+  code: 'VALIDATION_ERROR' | 'DUPLICATE_ITEM_ID' | 'EVENT_ID_CONFLICT' | 'ID_IN_USE';
   message: string;
   /** Where the item is wrong; never the submitted values (they may be message text). */
   details: { issues: Array<{ path: string; message: string }> };

@@ -12,7 +12,7 @@ export interface IngestRouteOptions {
 export const INGEST_BODY_LIMIT = 10 * 1024 * 1024;
 
 const itemError = z.object({
-  code: z.enum(['VALIDATION_ERROR', 'DUPLICATE_ITEM_ID', 'EVENT_ID_CONFLICT']),
+  code: z.enum(['VALIDATION_ERROR', 'DUPLICATE_ITEM_ID', 'EVENT_ID_CONFLICT', 'ID_IN_USE']),
   message: z.string(),
   details: z.object({ issues: z.array(z.object({ path: z.string(), message: z.string() })) }),
 });

@@ -1,0 +1,32 @@
+import type { EventStore } from '@parley/eventstore';
+
+/** Streams read at once while finding their owners (each read is one indexed row). */
+const CONCURRENCY = 8;
+
+/**
+ * The project each stream belongs to: the `projectId` of its first event (its data, where every
+ * session and recording event carries it, else its metadata), null when the
+ * stream does not exist yet. A session or recording id is chosen by the client and streams are
+ * named by it alone (`session-<id>`, `recording-<id>`), so this is what keeps a key of one project
+ * from appending to another project's stream.
+ */
+export async function streamOwners(
+  store: EventStore,
+  streams: readonly string[],
+): Promise<Map<string, string | null>> {
+  const owners = new Map<string, string | null>();
+  const queue = [...streams];
+  const worker = async () => {
+    for (let stream = queue.shift(); stream !== undefined; stream = queue.shift()) {
+      let owner: string | null = null;
+      for await (const first of store.readStream(stream, { maxCount: 1 })) {
+        const named = first.data.projectId ?? first.metadata.projectId;
+        // A first event naming no project belongs to no project a key acts for.
+        owner = typeof named === 'string' ? named : '';
+      }
+      owners.set(stream, owner);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, queue.length) }, worker));
+  return owners;
+}
