@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, silentLogger } from '@parley/platform';
+import { createTestDatabase } from '@parley/platform/testing';
+import { projectionStatus } from '@parley/projection-runner';
+import { createWorker } from '@parley/worker';
+import type { FastifyInstance } from 'fastify';
+import { createApi } from '../apiServices.js';
+import { openSystem, type System } from '../system.js';
+import { workerChannels, workerRecordings } from '../workerServices.js';
+
+/**
+ * Parley as `parley start` composes it, in the test process: a fresh database of the test run,
+ * the API built by createApi (every route the configuration enables: all of them with the defaults
+ * below) driven by `app.inject`, and a worker (projections, channel and HTTP async jobs, recording
+ * fetches) so that read models and queues exist as in production. For tests that must see the API
+ * as a client does (the tenant-isolation property, the OpenAPI fuzz test): `/openapi.json` is the
+ * document of exactly these routes.
+ */
+export interface InProcessParley {
+  app: FastifyInstance;
+  system: System;
+  /** The secrets the defaults configured, for tests that mint their own tokens. */
+  secrets: { jwt: string; sdkToken: string; credentialsKey: string };
+  /** Resolves when every projection has applied the whole log as it is now (throws after `timeoutMs`). */
+  projected(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startInProcessParley(env: Record<string, string> = {}): Promise<InProcessParley> {
+  const db = await createTestDatabase();
+  await db.close();
+  const mediaDir = await mkdtemp(join(tmpdir(), 'parley-inprocess-media-'));
+  const secrets = {
+    jwt: randomBytes(24).toString('base64url'),
+    sdkToken: randomBytes(24).toString('base64url'),
+    credentialsKey: randomBytes(32).toString('base64'),
+  };
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    LOG_LEVEL: 'silent',
+    JWT_SECRET: secrets.jwt,
+    SDK_TOKEN_SECRET: secrets.sdkToken,
+    CHANNEL_CREDENTIALS_KEY: secrets.credentialsKey,
+    PUBLIC_BASE_URL: 'https://parley.test',
+    MEDIA_DIR: mediaDir,
+    // The tests send many requests per second; a 429 must never stand in for the answer under test.
+    RATE_LIMIT_PER_SECOND: '1000000',
+    CHAT_SESSION_MESSAGES_PER_MINUTE: '100000',
+    CHAT_MAX_CONCURRENT_SESSIONS: '100000',
+    // Callback URLs on this machine are allowed (nothing listens there: deliveries just retry).
+    HTTP_ASYNC_CALLBACK_ALLOWLIST: '127.0.0.1',
+    VOICE_ENABLED: 'true',
+    VOICE_STT_ENGINE: 'pocketsphinx',
+    VOICE_TTS_ENGINE: 'espeak-ng',
+    VOICE_RTC_URL: 'wss://rooms.parley.test',
+    VOICE_RTC_API_KEY: 'APIinprocess',
+    VOICE_RTC_API_SECRET: randomBytes(24).toString('base64url'),
+    VOICE_TELEPHONY_ACCOUNT_SID: 'AC_inprocess',
+    VOICE_TELEPHONY_API_KEY_SID: 'SK_inprocess',
+    VOICE_TELEPHONY_API_KEY_SECRET: randomBytes(24).toString('base64url'),
+    ...env,
+  });
+  const logger = silentLogger();
+  const system = await openSystem(config, logger, { database: 'external', migrate: true, poolMax: 20 });
+  const channels = workerChannels(system);
+  const worker = createWorker({
+    pool: system.pool,
+    store: system.store,
+    logger,
+    projections: system.projections,
+    batchSize: config.PROJECTION_BATCH_SIZE,
+    pollIntervalMs: 50,
+    recordings: workerRecordings(system),
+    rebuilds: {},
+    ...(channels ? { channels } : {}),
+  });
+  await worker.start();
+  const api = await createApi(system);
+
+  async function projected(timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const statuses = await projectionStatus(system.pool, system.store, system.projections);
+      const behind = statuses.filter(
+        (s) => s.generations.find((g) => g.status === 'live')?.eventsBehind !== 0,
+      );
+      if (behind.length === 0) return;
+      if (Date.now() > deadline) {
+        throw new Error(`projections did not catch up: ${behind.map((s) => s.name).join(', ')}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  return {
+    app: api.app,
+    system,
+    secrets,
+    projected,
+    async close() {
+      await api.close();
+      await worker.stop();
+      await system.close();
+      await rm(mediaDir, { recursive: true, force: true });
+    },
+  };
+}
