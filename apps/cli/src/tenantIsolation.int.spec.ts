@@ -140,6 +140,9 @@ function requestOf(c: Case) {
     : undefined;
   const query = new URLSearchParams();
   const defaults = queryDefaults();
+  for (const name of Object.keys(propertiesOf(op.requestBody?.schema))) {
+    if (defaults[name] !== undefined && body !== undefined) body[name] = defaults[name];
+  }
   for (const param of op.parameters) {
     if (param.in !== 'query') continue;
     if (defaults[param.name] !== undefined) query.set(param.name, defaults[param.name]!);

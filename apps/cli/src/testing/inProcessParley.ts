@@ -24,7 +24,10 @@ export interface InProcessParley {
   system: System;
   /** The secrets the defaults configured, for tests that mint their own tokens. */
   secrets: { jwt: string; sdkToken: string; credentialsKey: string };
-  /** Resolves when every projection has applied the whole log as it is now (throws after `timeoutMs`). */
+  /**
+   * Resolves when every projection has applied the whole log as it is now (throws after
+   * `timeoutMs`). PostgreSQL log store only (what these tests run on).
+   */
   projected(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -82,6 +85,23 @@ export async function startInProcessParley(env: Record<string, string> = {}): Pr
 
   async function projected(timeoutMs = 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
+    // Readers (and their lag counts) see only events of transactions older than every running one
+    // (docs/log.md): first wait until everything appended so far is visible to them, which another
+    // test's long transaction on a shared cluster can delay.
+    const { rows } = await system.pool.query<{ head: string | null }>(
+      'select max(position) as head from events',
+    );
+    const head = rows[0]?.head ?? null;
+    while (head !== null) {
+      const pending = await system.pool.query<{ n: number }>(
+        `select count(*)::int as n from events
+         where position <= $1 and transaction_id >= pg_snapshot_xmin(pg_current_snapshot())`,
+        [head],
+      );
+      if (pending.rows[0]?.n === 0) break;
+      if (Date.now() > deadline) throw new Error('the log did not settle');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     for (;;) {
       const statuses = await projectionStatus(system.pool, system.store, system.projections);
       const behind = statuses.filter(

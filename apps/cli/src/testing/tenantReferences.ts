@@ -82,6 +82,8 @@ const BODY_REFERENCES: Record<string, Omit<Reference, 'where' | 'name'>> = {
   connectionId: resource((w) => w.subscriptionId),
   publicApiKeyId: resource((w) => w.publicKeyId),
   channelId: resource((w) => w.sdkChannelId),
+  // POST …/sessions/search: the session list's filter, as the GET's query parameter.
+  sessionIds: { kind: 'filter', value: (w) => w.sessionId },
 };
 
 /** Per operation: a body field that is not what its name says elsewhere, with the reason. */
@@ -102,6 +104,7 @@ const NOT_REFERENCES: Record<string, string> = {
   runId: 'AG-UI: the caller’s run id, echoed',
   parentRunId: 'AG-UI: the caller’s run id, echoed',
   channelUserId: 'the end user id the caller gives',
+  channelUId: 'a filter by end-user identities of the caller’s own sessions',
   userId: 'POST /api/v1/sdk/init: the end user id the widget gives',
   CallSid: 'a telephony provider id in a signed webhook',
   AccountSid: 'a telephony provider id in a signed webhook',
@@ -148,7 +151,7 @@ export function credentialQuery(op: OpenApiOperation, caller: TenantWorld): Reco
     : {};
 }
 
-/** Query parameters a read needs together (a date range), set on every request that has them. */
+/** Query parameters (or body fields) a read needs together (a date range), set on every request that has them. */
 export function queryDefaults(): Record<string, string> {
   const now = Date.now();
   return {
