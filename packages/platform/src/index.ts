@@ -44,4 +44,15 @@ export {
   migrate,
   pendingMigrations,
 } from './migrations.js';
+export {
+  dottedPath,
+  findUnstorableText,
+  isStorableText,
+  isUnstorableTextError,
+  REPLACEMENT_CHARACTER,
+  replaceUnstorableText,
+  type TextPath,
+  toStorableText,
+  UNSTORABLE_TEXT_MESSAGE,
+} from './storableText.js';
 export { abortableSleep } from './timers.js';

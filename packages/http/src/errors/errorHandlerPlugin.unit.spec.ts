@@ -46,6 +46,16 @@ const thrown: Record<string, () => Error> = {
   boom: () => new Error('secret detail'),
   coded500: () => new ParleyError('INTERNAL_ERROR', 500, 'db password is hunter2'),
   unavailable: () => new HttpError('RECORDING_SETTINGS_UNAVAILABLE', 503, 'settings store at 10.0.0.3 down'),
+  // What pg throws for U+0000 in a text parameter, and for the jsonb escapes (as pg's DatabaseError).
+  nulText: () =>
+    Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' }),
+  nulJsonb: () => Object.assign(new Error('unsupported Unicode escape sequence'), { code: '22P05' }),
+  surrogateJsonb: () =>
+    Object.assign(new Error('invalid input syntax for type json'), {
+      code: '22P02',
+      detail: 'Unicode low surrogate must follow a high surrogate.',
+    }),
+  otherDataError: () => Object.assign(new Error('invalid input syntax for type uuid'), { code: '22P02' }),
 };
 
 let app: FastifyInstance;
@@ -139,6 +149,32 @@ describe('standard envelope', () => {
         error: { code: 'RECORDING_SETTINGS_UNAVAILABLE', message: 'Service unavailable' },
       });
     }
+  });
+});
+
+describe('text PostgreSQL refused (the backstop of the request checks)', () => {
+  it('is 400 VALIDATION_ERROR in the route family’s envelope, never a 500', async () => {
+    for (const name of ['nulText', 'nulJsonb', 'surrogateJsonb']) {
+      const platform = await get(`/platform/${name}`);
+      expect(platform.statusCode).toBe(400);
+      expect(platform.json()).toEqual({
+        success: false,
+        error: { code: 'VALIDATION_ERROR', message: expect.stringContaining('U+0000') },
+      });
+      const analytics = await get(`/analytics/${name}`);
+      expect(analytics.statusCode).toBe(400);
+      expect(analytics.json()).toMatchObject({
+        success: false,
+        error: { code: 'VALIDATION_ERROR', details: {} },
+        required: '',
+      });
+    }
+  });
+
+  it('leaves other data errors as 500 INTERNAL_ERROR', async () => {
+    const res = await get('/platform/otherDataError');
+    expect(res.statusCode).toBe(500);
+    expect(res.json().error.code).toBe('INTERNAL_ERROR');
   });
 });
 

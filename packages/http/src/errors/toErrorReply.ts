@@ -1,4 +1,4 @@
-import { ParleyError } from '@parley/platform';
+import { isUnstorableTextError, ParleyError } from '@parley/platform';
 import { assertNever } from '../assertNever.js';
 import { type EnvelopeKind, HttpError } from './httpError.js';
 
@@ -37,6 +37,8 @@ const hiddenMessages: Record<number, string> = { 503: 'Service unavailable' };
  */
 export function toErrorReply(error: unknown, context: { family: ApiFamily; requestId: string }): ErrorReply {
   if (error instanceof ParleyError) return fromParleyError(error, context);
+  // The backstop of the request checks (addRoute's): text PostgreSQL refused is the request's fault.
+  if (isUnstorableTextError(error)) return fromParleyError(unstorableText(), context);
 
   const status = statusOf(error);
   if (status !== undefined && status >= 400 && status < 500) {
@@ -94,6 +96,14 @@ function fromParleyError(error: ParleyError, context: { family: ApiFamily; reque
       return assertNever(kind);
   }
 }
+
+/** 400 VALIDATION_ERROR for text that reached PostgreSQL unchecked; which field it was is not known here. */
+const unstorableText = () =>
+  new ParleyError(
+    'VALIDATION_ERROR',
+    400,
+    'The request contains text that cannot be stored (U+0000 or an unpaired surrogate)',
+  );
 
 function standard(
   code: string,
