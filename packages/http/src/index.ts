@@ -46,6 +46,7 @@ export { type ApiDescriptionOptions, apiDescription } from './openapi/apiDescrip
 export { errorResponses, errorSchemas } from './openapi/errorSchemas.js';
 export { type JsonSchema, jsonSchemaOf } from './openapi/jsonSchemaOf.js';
 export { type OpenApiOptions, openApiPlugin } from './openapi/openApiPlugin.js';
+export { type UnstorableBodyPolicy, unstorableTextError } from './openapi/refuseUnstorableText.js';
 export {
   createInProcessRateLimiter,
   type InProcessRateLimiterOptions,

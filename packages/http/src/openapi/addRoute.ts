@@ -10,6 +10,7 @@ import type {
 import type { z } from 'zod';
 import type { ApiFamily } from '../errors/toErrorReply.js';
 import { type JsonSchema, jsonSchemaOf } from './jsonSchemaOf.js';
+import { refuseUnstorableText, type UnstorableBodyPolicy } from './refuseUnstorableText.js';
 
 type Part = z.ZodType | undefined;
 type Out<T extends Part> = T extends z.ZodType ? z.output<T> : unknown;
@@ -41,6 +42,11 @@ export interface RouteDefinition<P extends Part, Q extends Part, H extends Part,
    */
   validation?: 'validate' | 'document';
   apiFamily?: ApiFamily;
+  /**
+   * Text PostgreSQL cannot store in the body: refused with 400 VALIDATION_ERROR (default), or left
+   * to the handler (see UnstorableBodyPolicy). Params and query are always refused.
+   */
+  unstorableBody?: UnstorableBodyPolicy;
   /** Request body limit of this route in bytes; default the app's (spec 000 §8: 1 MB standard). */
   bodyLimit?: number;
   preHandler?: preHandlerAsyncHookHandler | preHandlerAsyncHookHandler[];
@@ -88,10 +94,12 @@ export function addRoute<P extends Part, Q extends Part, H extends Part, B exten
     config: { apiFamily: definition.apiFamily ?? 'platform' },
     ...(definition.bodyLimit === undefined ? {} : { bodyLimit: definition.bodyLimit }),
     // Authentication and permission checks run before schema validation: a caller without a valid
-    // credential learns nothing about the route's schema (401/403/404 before 400).
-    ...(definition.preHandler === undefined
-      ? {}
-      : { preValidation: definition.preHandler as unknown as preValidationAsyncHookHandler }),
+    // credential learns nothing about the route's schema (401/403/404 before 400). Then text that
+    // PostgreSQL cannot store is refused, naming its field, whatever the route's schema says.
+    preValidation: [
+      ...[definition.preHandler ?? []].flat(),
+      refuseUnstorableText(definition.unstorableBody ?? 'refuse'),
+    ] as unknown as preValidationAsyncHookHandler[],
     validatorCompiler: ({ httpPart }) => {
       const shape = httpPart === undefined ? undefined : parts[httpPart];
       if (!validate || shape === undefined) return () => true;
