@@ -8,6 +8,7 @@ import {
   toAppend,
 } from '@parley/events';
 import type { EventToAppend } from '@parley/eventstore';
+import { dottedPath, findUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@parley/platform';
 import type { z } from 'zod';
 import { INGEST_ITEM_KINDS, ingestDataSchemas, ingestItemSchema } from './items.js';
 
@@ -95,11 +96,16 @@ export function prepareItems(
 ): PreparedItem[] {
   const seen = new Set<string>();
   return items.map((raw, index): PreparedItem => {
-    const envelope = ingestItemSchema.safeParse(raw);
-    if (!envelope.success) {
-      const id = typeof (raw as { id?: unknown } | null)?.id === 'string' ? (raw as { id: string }).id : null;
-      return invalid(index, id, issuesOf(envelope.error, ''));
+    const rawId =
+      typeof (raw as { id?: unknown } | null)?.id === 'string' ? (raw as { id: string }).id : null;
+    // Text PostgreSQL cannot store fails this item alone (the route leaves bodies to this check).
+    const unstorable = findUnstorableText(raw);
+    if (unstorable !== undefined) {
+      const id = unstorable[0] === 'id' ? null : rawId;
+      return invalid(index, id, [{ path: dottedPath(unstorable), message: UNSTORABLE_TEXT_MESSAGE }]);
     }
+    const envelope = ingestItemSchema.safeParse(raw);
+    if (!envelope.success) return invalid(index, rawId, issuesOf(envelope.error, ''));
     const { id, type, data } = envelope.data;
     if (seen.has(id)) {
       return {

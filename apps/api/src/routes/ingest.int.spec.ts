@@ -117,6 +117,53 @@ describe('POST /api/v1/ingest', () => {
     });
   });
 
+  it('207: an item with text PostgreSQL cannot store is rejected alone, the valid items appended', async () => {
+    const sessionId = `sess_${randomUUID()}`;
+    const message = (id: string, text: string) => ({
+      id,
+      type: 'message.user',
+      data: { sessionId, messageId: id, text, receivedAt: '2026-11-21T08:00:01.000Z' },
+    });
+    const fine = started(`sess_${randomUUID()}`, 'bad-key');
+    const withBadKey = { ...fine, data: { ...fine.data, traceDimensions: { 'pl\u0000an': 'pro' } } };
+    const items = [
+      started(sessionId),
+      message('nul', 'hello\u0000world'),
+      message('fine', 'hello world'),
+      message('surrogate', 'half \ud83d an emoji'),
+      withBadKey,
+      message('id\u0000', 'text'),
+    ];
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const res = await post({ items });
+      expect(res.statusCode).toBe(207);
+      const issue = (path: string) => ({
+        code: 'VALIDATION_ERROR',
+        message: 'the item is not a valid fact',
+        details: {
+          issues: [
+            { path, message: 'contains text that cannot be stored (U+0000 or an unpaired surrogate)' },
+          ],
+        },
+      });
+      expect(res.json().data).toMatchObject({
+        accepted: 2,
+        rejected: 4,
+        results: [
+          { index: 0, status: 'accepted' },
+          { index: 1, id: 'nul', status: 'rejected', error: issue('data.text') },
+          { index: 2, id: 'fine', status: 'accepted' },
+          { index: 3, id: 'surrogate', status: 'rejected', error: issue('data.text') },
+          { index: 4, id: 'bad-key', status: 'rejected', error: issue('data.traceDimensions.pl\u0000an') },
+          { index: 5, id: null, status: 'rejected', error: issue('id') },
+        ],
+      });
+    }
+    const logged = [];
+    for await (const event of store.readStream(`session-${sessionId}`)) logged.push(event.type);
+    expect(logged).toEqual(['SessionStarted', 'MessageReceived']);
+  });
+
   it('400 VALIDATION_ERROR when the body is not a batch of 1 to 1,000 items', async () => {
     for (const payload of [{}, { items: [] }, { items: 'nope' }, { items: Array(1_001).fill({}) }]) {
       const res = await post(payload);

@@ -59,6 +59,8 @@ export const ingestRoutes: FastifyPluginAsync<IngestRouteOptions> = async (app, 
     security: [{ apiKey: [] }, { bearer: [] }],
     bodyLimit: INGEST_BODY_LIMIT,
     body: ingestRequestSchema,
+    // One item with text PostgreSQL cannot store is rejected alone (prepareItems): 207, the rest appended.
+    unstorableBody: 'handler',
     response: {
       200: ingestReply.describe('Every item was accepted'),
       207: ingestReply.describe('Some items were rejected; see each result'),
