@@ -33,6 +33,13 @@ export interface InboundRequest {
   query: Record<string, string>;
 }
 
+/**
+ * Why a verified webhook body cannot be read: `content_type_unsupported` (415: not a content type
+ * the platform posts, e.g. XML or text/plain to a JSON platform), `body_malformed` (400: empty, not
+ * JSON, not the object the platform sends).
+ */
+export type WebhookBodyProblem = 'content_type_unsupported' | 'body_malformed';
+
 /** A channel adapter (spec 001 "Adapter interface"). */
 export interface ChannelAdapter {
   readonly channelType: string;
@@ -42,6 +49,13 @@ export interface ChannelAdapter {
    */
   readonly provider?: string;
   verifyRequest(req: InboundRequest, connection: ResolvedConnection): boolean | Promise<boolean>;
+  /**
+   * What is wrong with a verified request's body for this platform, or null (webhookBodyProblem
+   * does the usual checks). The pipeline answers 415 or 400 and records nothing. Adapters without
+   * it (and synchronous ones, which answer unreadable requests in their platform's format) take any
+   * body.
+   */
+  checkBody?(req: InboundRequest): WebhookBodyProblem | null;
   /** Events to process (0..n), already filtered (bot messages, irrelevant subtypes), each with its external message id. */
   parseIncoming(req: InboundRequest, connection: ResolvedConnection): NormalizedMessage[];
   /**

@@ -19,6 +19,7 @@ export type {
   SyncOutcome,
   SyncResponse,
   VerifyTokenLookup,
+  WebhookBodyProblem,
 } from './adapter.js';
 export { isSyncAdapter } from './adapter.js';
 export * from './adapters/index.js';

@@ -233,6 +233,7 @@ export {
   xmlEscape,
 } from './vxml/vxmlDocument.js';
 export { parseVxmlRequest, type VxmlFields, vxmlFields } from './vxml/vxmlPayload.js';
+export { type WebhookBodyFormat, webhookBodyProblem } from './webhookBody.js';
 export {
   createWhatsAppAdapter,
   verifyMetaSignature,

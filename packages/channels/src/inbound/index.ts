@@ -39,4 +39,5 @@ export {
 } from './processor.js';
 export { receiptEventId, recordOutboundMessages, recordReceipts } from './receipts.js';
 export { adapterMap, createChannelAdapters } from './registry.js';
+export { REPLACED_TEXT_METADATA_KEY, storableMessages } from './storableMessages.js';
 export { type ChannelWorkers, workChannelQueues } from './work.js';

@@ -1,6 +1,12 @@
 import { sessionStream, toAppend } from '@parley/events';
 import type { EventStore } from '@parley/eventstore';
-import type { Logger, Pool, PoolClient } from '@parley/platform';
+import {
+  isStorableText,
+  type Logger,
+  type Pool,
+  type PoolClient,
+  replaceUnstorableText,
+} from '@parley/platform';
 import type PgBoss from 'pg-boss';
 import {
   type ChannelAdapter,
@@ -9,6 +15,7 @@ import {
   type SyncChannelAdapter,
   type SyncOutcome,
   type SyncResponse,
+  type WebhookBodyProblem,
 } from '../adapter.js';
 import { adapterKey, providerVariant, providerVariants } from '../manifest/providers.js';
 import type { NormalizedMessage, ResolvedConnection, VerifyTokenLookup } from '../types.js';
@@ -23,6 +30,7 @@ import {
   withConversationLock,
 } from './processor.js';
 import { recordReceipts } from './receipts.js';
+import { storableMessages } from './storableMessages.js';
 
 /**
  * An adapter as the inbound routes use it. `connectionIdentifier` reads the routing key from a
@@ -78,7 +86,9 @@ export type WebhookRefusal =
   /** The signature or token did not verify (401). Nothing was recorded. */
   | 'signature_invalid'
   /** A GET that is not a verification challenge the adapter answers (404). */
-  | 'challenge_not_answered';
+  | 'challenge_not_answered'
+  /** Verified, but the body is not one the platform sends (415, 400). Nothing was recorded. */
+  | WebhookBodyProblem;
 
 /** What the inbound pipeline needs from the connection store (@parley/channels createConnectionStore). */
 export interface InboundConnectionLookup {
@@ -275,7 +285,7 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
     runTurn: ChannelTurnRunner | undefined,
   ): Promise<SyncResponse> {
     const log = logger.child({ channelType: adapter.channelType, connectionId: connection.id });
-    const messages = adapter.parseIncoming(req, connection);
+    const messages = storableMessages(adapter.parseIncoming(req, connection), log);
     const [message] = messages;
     const render = (outcome: SyncOutcome) =>
       adapter.respond(outcome, { message: message ?? null, connection, req });
@@ -463,7 +473,8 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
   async function deliver(connection: ResolvedConnection, messages: readonly NormalizedMessage[]) {
     let accepted = 0;
     let duplicates = 0;
-    for (const message of messages) {
+    const log = logger.child({ channelType: connection.channelType, connectionId: connection.id });
+    for (const message of storableMessages(messages, log)) {
       if (await enqueue(connection, message)) accepted += 1;
       else duplicates += 1;
     }
@@ -486,6 +497,9 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
       // 3. The connection: tenant, project and agent.
       const identifier = identifierOf(adapter, call);
       if (identifier === null || identifier === '') return { kind: 'refused', reason: 'identifier_missing' };
+      // No connection has such an identifier (connections refuse it), and PostgreSQL would refuse the
+      // lookup: an unauthenticated body never reaches it with such text.
+      if (!isStorableText(identifier)) return { kind: 'refused', reason: 'connection_not_found' };
       const connection = await connections.resolve(call.channelType, identifier);
       if (connection === null || !servesConnection(adapter, connection))
         return { kind: 'refused', reason: 'connection_not_found' };
@@ -498,6 +512,9 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
         );
         return { kind: 'refused', reason: 'signature_invalid' };
       }
+      // Verified but unreadable (malformed JSON, an XML or text/plain body, an empty one): a clear 4xx.
+      const bodyProblem = adapter.checkBody?.(call.request) ?? null;
+      if (bodyProblem !== null) return { kind: 'refused', reason: bodyProblem };
       // An inactive connection keeps its configuration but processes nothing (spec 001 §3).
       if (!connection.active) {
         if (isSyncAdapter(adapter)) {
@@ -518,7 +535,8 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
 
       // 5. Normalize (and filter), 6. enqueue with idempotency keys; receipts on the sent replies.
       const counts = await deliver(connection, adapter.parseIncoming(call.request, connection));
-      const receipts = adapter.parseReceipts?.(call.request, connection) ?? [];
+      // Receipts are the platform's text too: storable, like its messages.
+      const receipts = replaceUnstorableText(adapter.parseReceipts?.(call.request, connection) ?? []).value;
       if (receipts.length === 0) return { kind: 'accepted', ...counts };
       const recorded = await recordReceipts({ pool, store: deps.store, logger }, connection, receipts);
       return { kind: 'accepted', ...counts, receipts: recorded };

@@ -7,7 +7,7 @@ import {
   type WebhookRefusal,
   type WebhookRoute,
 } from '@parley/channels';
-import { addRoute, errorResponses, HttpError } from '@parley/http';
+import { addRoute, assertNever, errorResponses, HttpError } from '@parley/http';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 
@@ -61,6 +61,12 @@ function refusal(reason: WebhookRefusal): HttpError {
       return new HttpError('VALIDATION_ERROR', 400, 'The request names no channel connection identifier');
     case 'signature_invalid':
       return new HttpError('UNAUTHORIZED', 401, 'Request signature did not verify');
+    case 'content_type_unsupported':
+      return new HttpError('UNSUPPORTED_MEDIA_TYPE', 415, 'The platform does not post this content type');
+    case 'body_malformed':
+      return new HttpError('BAD_REQUEST', 400, 'The body is not one the platform sends (empty or malformed)');
+    default:
+      return assertNever(reason);
   }
 }
 
@@ -204,9 +210,15 @@ export const channelWebhookRoutes: FastifyPluginAsync<ChannelWebhookRouteOptions
         'message is queued once per external message id (a repeated delivery is a duplicate) and answered by ' +
         'the worker. A handshake (e.g. Slack url_verification) is answered with its challenge. A synchronous ' +
         'channel (delivery `sync_response`: `contact_center`, `vxml`) is answered in its platform’s own format ' +
-        '(JSON bot-connector response, VoiceXML document) with the agent’s reply, its turn run in the request.',
+        '(JSON bot-connector response, VoiceXML document) with the agent’s reply, its turn run in the request. ' +
+        'A verified body the platform never sends is refused and nothing is recorded: 415 for another content ' +
+        'type (XML, text/plain to a JSON platform), 400 for an empty or malformed one. Text PostgreSQL cannot ' +
+        'store (U+0000, unpaired surrogates) in a message is kept with U+FFFD in its place and recorded in the ' +
+        'message’s metadata (`unstorableTextReplaced`), so the platform does not retry it forever.',
       tags: ['channels'],
       validation: 'document',
+      // Platforms retry refused messages: their text is kept, U+FFFD in place of what cannot be stored.
+      unstorableBody: 'handler',
       params: shape.params,
       response: {
         200: acceptedReply.describe(
@@ -216,6 +228,7 @@ export const channelWebhookRoutes: FastifyPluginAsync<ChannelWebhookRouteOptions
         401: errorResponses.standard,
         404: errorResponses.standard,
         413: errorResponses.standard,
+        415: errorResponses.standard,
         503: errorResponses.standard,
       },
       handler: async (request, reply) => {

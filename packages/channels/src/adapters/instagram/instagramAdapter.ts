@@ -7,6 +7,7 @@ import {
   verifyMetaRequest,
 } from '../messenger/messengerAdapter.js';
 import { isRecord, jsonBody } from '../shared.js';
+import { webhookBodyProblem } from '../webhookBody.js';
 import { instagramAccountId, parseInstagramPayload } from './instagramPayload.js';
 import { type InstagramOutput, toInstagramOutput } from './instagramTransform.js';
 
@@ -34,6 +35,8 @@ export const createInstagramAdapter = (): InstagramAdapter => {
 
   return {
     channelType: INSTAGRAM_CHANNEL_TYPE,
+
+    checkBody: (req) => webhookBodyProblem(req, ['json']),
 
     verifyRequest(req, connection) {
       return verifyMetaRequest(req, connection);

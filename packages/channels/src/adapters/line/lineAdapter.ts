@@ -12,6 +12,7 @@ import {
   safeEqual,
   str,
 } from '../shared.js';
+import { webhookBodyProblem } from '../webhookBody.js';
 import { lineDestination, parseLineWebhook } from './linePayload.js';
 import { LINE_LIMITS, type LineOutput, type LineTextMessage, toLineOutput } from './lineTransform.js';
 
@@ -96,6 +97,8 @@ export const createLineAdapter = (options: LineAdapterOptions = {}): LineAdapter
 
   return {
     channelType: LINE_CHANNEL_TYPE,
+
+    checkBody: (req) => webhookBodyProblem(req, ['json']),
 
     verifyRequest(req, connection) {
       return verifyLineSignature(

@@ -15,6 +15,7 @@ import {
   postJson,
   str,
 } from '../shared.js';
+import { webhookBodyProblem } from '../webhookBody.js';
 import { verifyMetaSignature } from '../whatsapp/whatsappAdapter.js';
 import { metaEntryId, parseMessengerPayload } from './messengerPayload.js';
 import { type MessengerMessageBody, type MessengerOutput, toMessengerOutput } from './messengerTransform.js';
@@ -116,6 +117,8 @@ export const createMessengerAdapter = (): MessengerAdapter => {
 
   return {
     channelType: MESSENGER_CHANNEL_TYPE,
+
+    checkBody: (req) => webhookBodyProblem(req, ['json']),
 
     verifyRequest(req, connection) {
       return verifyMetaRequest(req, connection);

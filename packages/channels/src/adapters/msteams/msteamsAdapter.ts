@@ -1,6 +1,7 @@
 import type { ChannelAdapter, InboundRequest } from '../../adapter.js';
 import type { ChannelHttp, ResolvedConnection } from '../../types.js';
 import { headerValue, isRecord, isRetryableStatus, type PlatformResponse, postJson, str } from '../shared.js';
+import { webhookBodyProblem } from '../webhookBody.js';
 import {
   BOT_FRAMEWORK_OPENID_METADATA_URL,
   createBotFrameworkKeys,
@@ -117,6 +118,8 @@ export const createMsTeamsAdapter = (options: MsTeamsAdapterOptions = {}): MsTea
 
   return {
     channelType: MSTEAMS_CHANNEL_TYPE,
+
+    checkBody: (req) => webhookBodyProblem(req, ['json']),
 
     async verifyRequest(req, connection) {
       try {

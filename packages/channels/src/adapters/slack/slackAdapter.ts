@@ -10,6 +10,7 @@ import {
   safeEqual,
   str,
 } from '../shared.js';
+import { webhookBodyProblem } from '../webhookBody.js';
 import { parseSlackBody, slackBody, slackConnectionIdentifier } from './slackPayload.js';
 import { type SlackOutput, toSlackOutput } from './slackTransform.js';
 
@@ -94,6 +95,10 @@ export const createSlackAdapter = (options: SlackAdapterOptions = {}): SlackAdap
 
   return {
     channelType: SLACK_CHANNEL_TYPE,
+    // Events are JSON; slash commands and interactivity are forms (the latter with JSON in `payload`).
+    checkBody: (req) =>
+      webhookBodyProblem(req, ['json', 'form']) ??
+      (slackBody(req.body, req.rawBody) === null ? 'body_malformed' : null),
 
     verifyRequest(req, connection) {
       return verifySlackSignature({

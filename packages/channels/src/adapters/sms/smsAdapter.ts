@@ -2,6 +2,7 @@ import { verifyRequestSignature } from '@parley/telephony';
 import type { ChannelAdapter, InboundRequest } from '../../adapter.js';
 import type { OutgoingMessage, ResolvedConnection, SendResult } from '../../types.js';
 import { headerValue, isRecord, isRetryableStatus, type PlatformResponse, postForm, str } from '../shared.js';
+import { webhookBodyProblem } from '../webhookBody.js';
 import { parseSmsWebhook, smsParams, smsToNumber } from './smsPayload.js';
 import { type SmsOutput, toSmsOutput } from './smsTransform.js';
 
@@ -69,6 +70,8 @@ export const createSmsAdapter = (options: SmsAdapterOptions = {}): SmsAdapter =>
     channelType: SMS_CHANNEL_TYPE,
     // The default provider of `sms` (manifest providers): also reachable as /sms/twilio/webhook.
     provider: 'twilio',
+
+    checkBody: (req) => webhookBodyProblem(req, ['form']),
 
     verifyRequest(req, connection) {
       return verifySmsSignature(req, connection.credentials.authToken ?? '');

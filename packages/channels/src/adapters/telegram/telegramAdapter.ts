@@ -11,6 +11,7 @@ import {
   safeEqual,
   str,
 } from '../shared.js';
+import { webhookBodyProblem } from '../webhookBody.js';
 import { parseTelegramUpdate } from './telegramPayload.js';
 import { type TelegramOutput, toTelegramOutput } from './telegramTransform.js';
 
@@ -74,6 +75,8 @@ export const createTelegramAdapter = (options: TelegramAdapterOptions = {}): Cha
   const now = options.now ?? (() => new Date());
   return {
     channelType: TELEGRAM_CHANNEL_TYPE,
+
+    checkBody: (req) => webhookBodyProblem(req, ['json']),
 
     verifyRequest(req, connection) {
       return verifyTelegramSecret(

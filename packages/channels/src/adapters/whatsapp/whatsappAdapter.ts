@@ -11,6 +11,7 @@ import {
   safeEqual,
   str,
 } from '../shared.js';
+import { webhookBodyProblem } from '../webhookBody.js';
 import { parseWhatsAppPayload, whatsAppPhoneNumberId } from './whatsappPayload.js';
 import { toWhatsAppOutput, type WhatsAppOutput } from './whatsappTransform.js';
 
@@ -70,6 +71,8 @@ export const createWhatsAppAdapter = (): WhatsAppAdapter => {
 
   return {
     channelType: WHATSAPP_CHANNEL_TYPE,
+
+    checkBody: (req) => webhookBodyProblem(req, ['json']),
 
     verifyRequest(req, connection) {
       return verifyMetaSignature(

@@ -11,6 +11,7 @@ import {
   safeEqual,
   str,
 } from '../shared.js';
+import { webhookBodyProblem } from '../webhookBody.js';
 import { parseZendeskWebhook, zendeskAppId } from './zendeskPayload.js';
 import { toZendeskOutput, type ZendeskOutput } from './zendeskTransform.js';
 
@@ -119,6 +120,7 @@ export const createZendeskAdapter = (options: ZendeskAdapterOptions = {}): Zende
      * replayed request is then stopped by the message id's deduplication). Without one, the
      * webhook's basic-auth header must carry the connection's key id and secret.
      */
+    checkBody: (req) => webhookBodyProblem(req, ['json']),
     verifyRequest(req, connection) {
       const webhookSecret = connection.credentials.webhookSecret ?? '';
       if (webhookSecret !== '') {
