@@ -285,6 +285,18 @@ describe('GET /api/v1/sdk/ws: the web chat WebSocket', () => {
     }
     client.ws.send(Buffer.from([1, 2, 3]), { binary: true });
     expect(await client.next()).toMatchObject({ type: 'error', code: 'INVALID_MESSAGE' });
+    // Text PostgreSQL cannot store: refused, naming the field, before any turn or lookup.
+    for (const [bad, field] of [
+      [{ type: 'message', text: 'hello\u0000world' }, 'text'],
+      [{ type: 'resume', sessionId: 'ses_\ud800' }, 'sessionId'],
+    ] as const) {
+      client.send(bad);
+      expect(await client.next()).toEqual({
+        type: 'error',
+        code: 'INVALID_MESSAGE',
+        message: `${field}: contains text that cannot be stored (U+0000 or an unpaired surrogate)`,
+      });
+    }
     client.send({ type: 'ping' });
     expect(await client.next()).toEqual({ type: 'pong' });
     client.ws.close();

@@ -9,7 +9,7 @@ import {
   type SessionLimits,
   type VerifySdkToken,
 } from '@parley/http';
-import { ParleyError } from '@parley/platform';
+import { dottedPath, findUnstorableText, ParleyError, UNSTORABLE_TEXT_MESSAGE } from '@parley/platform';
 import { type Runtime, SessionNotFoundError, type TurnRequest } from '@parley/runtime';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -216,7 +216,15 @@ export const webChatRoutes: FastifyPluginAsync<WebChatRouteOptions> = async (app
       let message: WebChatClientMessage;
       try {
         if (isBinary) throw new Error('binary frame');
-        message = webChatClientMessage.parse(JSON.parse(String(data)));
+        const parsed: unknown = JSON.parse(String(data));
+        // Text PostgreSQL cannot store is refused like any invalid message (docs/decisions.md).
+        const unstorable = findUnstorableText(parsed);
+        if (unstorable !== undefined) {
+          const field = dottedPath(unstorable);
+          send({ type: 'error', code: 'INVALID_MESSAGE', message: `${field}: ${UNSTORABLE_TEXT_MESSAGE}` });
+          return;
+        }
+        message = webChatClientMessage.parse(parsed);
       } catch (err) {
         const detail = err instanceof z.ZodError ? `: ${z.prettifyError(err).split('\n')[0]}` : '';
         send({ type: 'error', code: 'INVALID_MESSAGE', message: `Not a web chat message${detail}` });
