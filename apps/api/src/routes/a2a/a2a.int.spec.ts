@@ -367,6 +367,33 @@ describe('message/send', () => {
     expect((await send('nul \u0000 here')).error?.code).toBe(-32602);
   });
 
+  it('answers text PostgreSQL cannot store with -32602 naming the field, never a 500', async () => {
+    const surrogate = await send('half an emoji \ud83d');
+    expect(surrogate.error).toMatchObject({
+      code: -32602,
+      message:
+        'params.message.parts.0.text: contains text that cannot be stored (U+0000 or an unpaired surrogate)',
+    });
+    for (const method of ['tasks/get', 'tasks/cancel']) {
+      const answer = await rpc(method, { id: 'task\u0000' });
+      expect(answer.error).toMatchObject({ code: -32602, message: expect.stringMatching(/^params\.id: /) });
+    }
+    const path = await world.app.inject({
+      method: 'POST',
+      url: '/api/v1/a2a/ep%00',
+      headers: { 'x-api-key': chatKey },
+      payload: { jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } },
+    });
+    expect(path.statusCode).toBe(404);
+    expect(path.json().error.code).toBe('A2A_ENDPOINT_NOT_FOUND');
+    const card = await world.app.inject('/api/v1/a2a/ep%00/.well-known/agent-card.json');
+    expect(card.statusCode).toBe(400);
+    expect(card.json().error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: expect.stringMatching(/^params\.identifier: /),
+    });
+  });
+
   it('answers a repeated messageId with the same task and runs one turn', async () => {
     const messageId = nextId('dup');
     const params = { message: { role: 'user', messageId, parts: [{ kind: 'text', text: 'once' }] } };

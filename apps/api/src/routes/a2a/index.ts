@@ -16,6 +16,7 @@ import {
   permissionRequired,
   type VerifyApiKey,
 } from '@parley/http';
+import { isStorableText } from '@parley/platform';
 import { messageMetadataSchema } from '@parley/runtime';
 import type { FastifyPluginAsync, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { z } from 'zod';
@@ -95,7 +96,10 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, option
   const authorize: preHandlerAsyncHookHandler = async (request) => {
     const principal = await authenticateApiKey(request, { verify: options.verifyApiKey, allowBearer: true });
     request.principal = principal;
-    const connection = await lookup().resolve(A2A_CHANNEL_TYPE, identifierOf(request));
+    // No endpoint has an identifier PostgreSQL cannot store: not looked up.
+    const identifier = identifierOf(request);
+    if (!isStorableText(identifier)) throw endpointNotFound();
+    const connection = await lookup().resolve(A2A_CHANNEL_TYPE, identifier);
     if (connection === null || connection.projectId !== principal.projectId) throw endpointNotFound();
     if (!principal.permissions.includes(A2A_PERMISSION)) throw permissionRequired(A2A_PERMISSION);
     connectionOf.set(request, connection);
@@ -119,6 +123,8 @@ export const a2aRoutes: FastifyPluginAsync<A2aRouteOptions> = async (app, option
     operationId: 'a2aJsonRpc',
     security: [{ apiKey: [] }, { bearer: [] }],
     validation: 'document',
+    // JSON-RPC answers unstorable text in the body itself (-32602), with HTTP 200.
+    unstorableBody: 'handler',
     params: identifierParams,
     body: rpcBody,
     response: {

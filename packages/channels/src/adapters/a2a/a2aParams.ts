@@ -1,4 +1,5 @@
 import { jsonObjectSchema } from '@parley/events';
+import { dottedPath, findUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@parley/platform';
 import { z } from 'zod';
 import { A2A_ERRORS, type A2aMessage, type JsonRpcError, rpcError } from './a2aProtocol.js';
 
@@ -85,15 +86,6 @@ export interface A2aSendRequest {
 
 type Parsed<T> = { ok: true; value: T } | { ok: false; error: JsonRpcError };
 
-/** Whether any string (or key) holds U+0000, which PostgreSQL's jsonb and text columns refuse. */
-function hasNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(hasNul);
-  if (typeof value === 'object' && value !== null)
-    return Object.entries(value).some(([key, v]) => key.includes('\u0000') || hasNul(v));
-  return false;
-}
-
 function issuesOf(error: z.ZodError, prefix: readonly (string | number)[] = []): unknown {
   return {
     issues: error.issues.slice(0, 20).map((issue) => ({
@@ -128,7 +120,8 @@ export function parseSendParams(
   const parsed = sendParamsSchema.safeParse(params);
   if (!parsed.success) return invalidParams('Invalid message/send params', issuesOf(parsed.error));
   const { message, configuration } = parsed.data;
-  if (hasNul(parsed.data)) return invalidParams('NUL characters (U+0000) are not accepted');
+  const unstorable = findUnstorableText(parsed.data);
+  if (unstorable !== undefined) return invalidParams(`${dottedPath(unstorable)}: ${UNSTORABLE_TEXT_MESSAGE}`);
 
   if (message.parts.some((part) => part.kind === 'file')) {
     return {

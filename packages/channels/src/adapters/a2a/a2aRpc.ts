@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@parley/platform';
+import { dottedPath, findUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@parley/platform';
 import type { NormalizedMessage, ResolvedConnection } from '../../types.js';
 import { type A2aChannelMetadata, pushUrlAllowed } from './a2aAdapter.js';
 import { type MessageMetadataValidator, parseSendParams, parseTaskId, parseTaskQuery } from './a2aParams.js';
@@ -121,6 +122,12 @@ export async function answerA2aRpc(
   const request = parseRpcRequest(body);
   if (!request.ok) return rpcFailure(request.id, request.error);
   const { id, params } = request;
+  // Text PostgreSQL cannot store never reaches a task lookup or the log (docs/decisions.md).
+  const unstorable = findUnstorableText(params);
+  if (unstorable !== undefined) {
+    const field = dottedPath(['params', ...unstorable]);
+    return rpcFailure(id, rpcError(A2A_ERRORS.invalidParams, `${field}: ${UNSTORABLE_TEXT_MESSAGE}`));
+  }
   const respond = (answer: Answer): JsonRpcResponse =>
     'error' in answer ? rpcFailure(id, answer.error) : rpcResult(id, answer.result);
   try {
