@@ -134,6 +134,7 @@ describe('GET /api/v1/sdk/config/{projectId}', () => {
     const res = await getConfig(project.id, { 'x-api-key': voiceKey.key, origin: SHOP });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({
+      success: true,
       projectId: project.id,
       permissions: { chat: true, voice: true },
       config: {
@@ -154,6 +155,7 @@ describe('GET /api/v1/sdk/config/{projectId}', () => {
     const res = await getConfig(project.id, { 'x-api-key': key.key, origin: LOCAL });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({
+      success: true,
       projectId: project.id,
       permissions: { chat: true, voice: false },
       config: {
@@ -240,6 +242,7 @@ describe('POST /api/v1/sdk/init', () => {
     expect(res.statusCode, res.body).toBe(201);
     const body = res.json();
     expect(body).toEqual({
+      success: true,
       token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
       tokenType: 'sdk',
       expiresAt: expect.any(String),
@@ -385,6 +388,8 @@ describe('CORS preflight', () => {
       ['/api/v1/chat/stream', EVIL],
       ['/api/v1/ag-ui/run', EVIL],
       [`/api/v1/sdk/config/${other.id}`, SHOP],
+      // Not looked up: PostgreSQL would refuse the id (a 500 before).
+      ['/api/v1/sdk/config/proj%00', SHOP],
     ] as const) {
       const res = await preflight(url, origin, 'POST');
       expectError(res, 403, 'ORIGIN_NOT_ALLOWED');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ResolvedPublicKey } from '@parley/auth';
 import { addRoute, authenticationFailed, errorResponses, HttpError, type SdkTokens } from '@parley/http';
+import { isStorableText } from '@parley/platform';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { z } from 'zod';
 import { allowOrigin, answerPreflight, originNotAllowed, originOf, requestOrigin } from './cors.js';
@@ -53,12 +54,15 @@ const initBody = z.strictObject({
     .describe('An active SDK channel of the project bound to this key'),
 });
 
+// `success` is always present (spec 000 §7); the resource's fields (spec 001 §2.5) stay beside it.
 const configReply = z.object({
+  success: z.literal(true),
   projectId: z.string(),
   permissions: z.object({ chat: z.boolean(), voice: z.boolean() }),
   config: resolvedWidgetConfigSchema,
 });
 const initReply = z.object({
+  success: z.literal(true),
   token: z.string().describe('Send as `X-SDK-Token` to the conversation endpoints'),
   tokenType: z.literal('sdk'),
   expiresAt: z.string(),
@@ -158,6 +162,7 @@ export const sdkBootstrapRoutes: FastifyPluginAsync<SdkBootstrapRouteOptions> = 
       const stored = await options.channels.webConfig(key.projectId, key.id);
       reply.header('cache-control', 'no-store');
       return {
+        success: true as const,
         projectId: key.projectId,
         permissions: key.permissions,
         config: resolveWidgetConfig(stored, key.permissions),
@@ -210,6 +215,7 @@ export const sdkBootstrapRoutes: FastifyPluginAsync<SdkBootstrapRouteOptions> = 
       });
       reply.status(201).header('cache-control', 'no-store');
       return {
+        success: true as const,
         token: issued.token,
         tokenType: 'sdk' as const,
         expiresAt: issued.expiresAt.toISOString(),
@@ -227,9 +233,12 @@ export const sdkBootstrapRoutes: FastifyPluginAsync<SdkBootstrapRouteOptions> = 
     { schema: { hide: true } },
     async (request, reply) => {
       const origin = originOf(request.headers);
+      const { projectId } = request.params;
+      // No project has an id PostgreSQL cannot store: not looked up (this route has no credential).
       const listed =
         origin !== undefined &&
-        (await options.publicKeys.isPublicOriginListed(origin, request.params.projectId));
+        isStorableText(projectId) &&
+        (await options.publicKeys.isPublicOriginListed(origin, projectId));
       return answerPreflight(reply, origin, listed, 'GET');
     },
   );
