@@ -1,9 +1,9 @@
 import { ParleyError } from '@parley/platform';
 
-/** An agent names a provider Parley does not have. */
+/** An agent names a provider Parley does not have. Codes are upper snake case, as every spec code. */
 export class UnknownProviderError extends ParleyError {
   constructor(readonly provider: string) {
-    super('unknown_provider', 400, `Unknown LLM provider "${provider}"`, { details: { provider } });
+    super('UNKNOWN_PROVIDER', 400, `Unknown LLM provider "${provider}"`, { details: { provider } });
     this.name = 'UnknownProviderError';
   }
 }
@@ -14,7 +14,7 @@ export class ProviderNotConfiguredError extends ParleyError {
     readonly provider: string,
     missing: string,
   ) {
-    super('provider_not_configured', 503, `LLM provider "${provider}" is not configured: set ${missing}`, {
+    super('PROVIDER_NOT_CONFIGURED', 503, `LLM provider "${provider}" is not configured: set ${missing}`, {
       details: { provider },
     });
     this.name = 'ProviderNotConfiguredError';

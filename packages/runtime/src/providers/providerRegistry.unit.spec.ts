@@ -47,9 +47,9 @@ describe('provider registry', () => {
       { providers: [echo] },
     );
     expect(registry.get('echo')).toBe(echo);
-    expect(new UnknownProviderError('x')).toMatchObject({ code: 'unknown_provider', status: 400 });
+    expect(new UnknownProviderError('x')).toMatchObject({ code: 'UNKNOWN_PROVIDER', status: 400 });
     expect(new ProviderNotConfiguredError('openai-compatible', 'OPENAI_API_KEY')).toMatchObject({
-      code: 'provider_not_configured',
+      code: 'PROVIDER_NOT_CONFIGURED',
       status: 503,
     });
   });

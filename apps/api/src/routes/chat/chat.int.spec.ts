@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sessionStream } from '@parley/events';
 import { openApiProblems } from '@parley/http/testing';
-import { createSseParser, type SseEvent } from '@parley/runtime';
+import { createAgentStore, createSseParser, type SseEvent } from '@parley/runtime';
 import type { FastifyInstance } from 'fastify';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -248,6 +248,26 @@ describe('POST /api/v1/chat/stream (a real SSE client over a listening server)',
         data: { code: 'PROVIDER_FAILED', message: 'Internal error', requestId: expect.any(String) },
       },
     ]);
+  });
+
+  it('answers 503 PROVIDER_NOT_CONFIGURED (upper snake case) for an agent whose provider has no settings', async () => {
+    // A project of its own: its first agent becomes the default of every new session there.
+    const fresh = await world.newProject();
+    await createAgentStore(world.db.pool).create(fresh.projectId, {
+      name: 'unconfigured',
+      provider: 'openai-compatible',
+      model: 'gpt-4o-mini',
+    });
+    const res = await post(
+      '/api/v1/chat/send',
+      { projectId: fresh.projectId, agentName: 'unconfigured', message: 'hi' },
+      { 'x-api-key': fresh.key },
+    );
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({
+      success: false,
+      error: { code: 'PROVIDER_NOT_CONFIGURED', message: 'Service unavailable' },
+    });
   });
 
   it('answers JSON errors before the stream starts: 406 for an Accept without event-stream', async () => {
@@ -649,5 +669,8 @@ describe('OpenAPI', () => {
       { method: 'POST', url: '/api/v1/sessions/:sessionId/end' },
     ];
     expect(openApiProblems(document, routes)).toEqual([]);
+    expect(Object.keys(document.paths['/api/v1/chat/stream'].post.responses['200'].content)).toEqual([
+      'text/event-stream',
+    ]);
   });
 });
