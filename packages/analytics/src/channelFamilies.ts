@@ -45,3 +45,12 @@ export function expandChannels(values: readonly string[]): string[] {
   }
   return [...out];
 }
+
+/**
+ * Session channels Parley itself once recorded under another name, and the spec's value (spec 000
+ * §4.2): VoiceXML sessions were `vxml` before they were `voice_vxml`. The read models store the
+ * spec's value, so a rebuild relabels sessions and LLM calls recorded before.
+ */
+const RENAMED_CHANNELS: Readonly<Record<string, string>> = { vxml: 'voice_vxml' };
+
+export const canonicalChannel = (channel: string): string => RENAMED_CHANNELS[channel] ?? channel;

@@ -1,7 +1,13 @@
 export type { AnalyticsErrorCode, AnalyticsQueryError, ParseResult } from './analyticsQueryError.js';
 export { ANONYMOUS_CALLER_KEY, CALLER_NUMBER_KEY_MAX_LENGTH, callerNumberKey } from './callerNumberKey.js';
 export type { ChannelFamily } from './channelFamilies.js';
-export { channelFamily, expandChannels, VOICE_CHANNELS, WEB_CHANNELS } from './channelFamilies.js';
+export {
+  canonicalChannel,
+  channelFamily,
+  expandChannels,
+  VOICE_CHANNELS,
+  WEB_CHANNELS,
+} from './channelFamilies.js';
 export { DEFAULT_LIMIT, MAX_LIMIT, SORT_PARAMS } from './dateRangeAndPaging.js';
 export type {
   DataMode,

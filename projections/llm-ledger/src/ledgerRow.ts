@@ -1,4 +1,4 @@
-import { canonicalSource, canonicalSourceSubtype } from '@parley/analytics';
+import { canonicalChannel, canonicalSource, canonicalSourceSubtype } from '@parley/analytics';
 import type { LlmCallRecordedData } from '@parley/events';
 import type { RecordedEvent } from '@parley/eventstore';
 
@@ -57,7 +57,7 @@ export function ledgerRow(call: LlmCallRecordedData, event: RecordedEvent) {
     provider: call.provider ?? UNKNOWN,
     agent_name: call.agentName,
     environment: ledgerEnvironment(call.environment),
-    channel: call.channel ?? null,
+    channel: call.channel === undefined ? null : canonicalChannel(call.channel),
     channel_type: call.channelType ?? null,
     status: call.status,
     status_code: call.statusCode,

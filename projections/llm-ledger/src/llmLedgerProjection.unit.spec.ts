@@ -88,6 +88,16 @@ describe('llm-ledger handlers', () => {
     expect(row).toMatchObject({ status: 'failed', payload_state: 'not_stored', payload_bytes: 0 });
   });
 
+  it('stores calls of VoiceXML sessions recorded as `vxml` under the spec’s `voice_vxml`', () => {
+    for (const channel of ['vxml', 'voice_vxml'] as const) {
+      const [row] = memoryRows(
+        projectInMemory(llmLedgerProjection, [recorded({ ...example, channel, channelType: 'vxml' })]),
+        'llm_ledger',
+      );
+      expect(row).toMatchObject({ channel: 'voice_vxml', channel_type: 'vxml' });
+    }
+  });
+
   it('keeps other environments as recorded', () => {
     for (const environment of ['staging', 'production', 'working-copy'] as const) {
       const [row] = memoryRows(

@@ -98,6 +98,12 @@ describe('session-summaries handlers', () => {
     expect(dimensions(state).every((d) => d.started_event_id === start.eventId)).toBe(true);
   });
 
+  it('stores VoiceXML sessions recorded as `vxml` under the spec’s `voice_vxml`', () => {
+    const s = sessionEvents('p1', 's-vxml');
+    const state = fold(inLogOrder([s.started('2025-03-01T10:00:00Z', { channel: 'vxml' })]));
+    expect(summaries(state)[0]).toMatchObject({ channel: 'voice_vxml' });
+  });
+
   it('is active and contained until it ends; an end without a classification derives one', () => {
     const s = sessionEvents('p1', 's2');
     const active = fold(inLogOrder([s.started('2025-03-01T10:00:00Z'), s.message('2025-03-01T10:00:30Z')]));

@@ -1,3 +1,4 @@
+import { canonicalChannel } from '@parley/analytics';
 import { addDecimal } from './decimal.js';
 import type { SessionScopedEvent } from './parsedSessionEvent.js';
 import type { SummaryKey, SummaryRow } from './sessionSummariesProjection.js';
@@ -85,7 +86,7 @@ function applyEvent(row: SummaryRow, event: SessionScopedEvent): void {
       if (!winsAsStart({ at, eventId }, stampOf(row.created_at, row.started_event_id))) return;
       row.started_event_id = eventId;
       row.created_at = at;
-      row.channel = d.channel;
+      row.channel = canonicalChannel(d.channel);
       row.environment = d.environment;
       row.channel_user_id = d.channelUserId ?? null;
       row.caller_number_key = d.callerNumberKey ?? null;

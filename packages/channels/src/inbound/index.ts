@@ -36,6 +36,7 @@ export {
   processSendJob,
   RetryableSendError,
   type SendOutcome,
+  sessionChannelOf,
 } from './processor.js';
 export { receiptEventId, recordOutboundMessages, recordReceipts } from './receipts.js';
 export { adapterMap, createChannelAdapters } from './registry.js';

@@ -163,6 +163,15 @@ export async function withConversationLock<T>(
   }
 }
 
+/**
+ * The session channel (spec 000 §4.2's enumerated values) of a connection's channel type, where the
+ * two differ: VoiceXML connections (`vxml`) start `voice_vxml` sessions. Recorded as `channel`;
+ * `channelType` stays the connection's (docs/decisions.md "Session channels").
+ */
+const SESSION_CHANNELS: Readonly<Record<string, string>> = { vxml: 'voice_vxml' };
+
+export const sessionChannelOf = (channelType: string): string => SESSION_CHANNELS[channelType] ?? channelType;
+
 /** The runtime request of one inbound message: the same fields whether queued or synchronous. */
 export function channelTurnRequest(
   connection: ResolvedConnection,
@@ -172,7 +181,7 @@ export function channelTurnRequest(
     projectId: connection.projectId,
     tenantId: connection.tenantId,
     message: message.text,
-    channel: connection.channelType,
+    channel: sessionChannelOf(connection.channelType),
     channelType: connection.channelType,
     ...(connection.agentName === null ? {} : { agentName: connection.agentName }),
     ...(message.channelUserId === undefined ? {} : { channelUserId: message.channelUserId }),

@@ -316,6 +316,8 @@ describe('vxml (synchronous)', () => {
       externalMessageId: `${call}:1`,
     });
     expect(dataOf(log.find((e) => e.type === 'SessionStarted'))).toMatchObject({
+      // spec 000 §4.2's value, so the ledger's exact channel filter finds the calls.
+      channel: 'voice_vxml',
       channelType: 'vxml',
       channelUserId: '+15550100',
     });
