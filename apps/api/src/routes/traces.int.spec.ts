@@ -450,7 +450,7 @@ describe('GET …/metrics and …/analysis', () => {
     expect(data.rules.slowSpanMs).toBe(2000);
   });
 
-  it('413 TRACE_TOO_LARGE past the in-memory cap (20 events in this app)', async () => {
+  it('422 TRACE_TOO_LARGE past the in-memory cap (20 events in this app), never 413', async () => {
     const big = `sess_${randomUUID()}`;
     const events = Array.from({ length: 21 }, (_, i) =>
       toAppend('TraceEventRecorded', {
@@ -466,7 +466,7 @@ describe('GET …/metrics and …/analysis', () => {
     await caughtUp();
     for (const path of ['metrics', 'analysis', 'traces?include=metrics']) {
       const res = await get(`${base()}/${big}/${path}`);
-      expect(res.statusCode).toBe(413);
+      expect(res.statusCode).toBe(422);
       expect(res.json()).toMatchObject({ success: false, error: { code: 'TRACE_TOO_LARGE' } });
     }
     expect((await get(`${base()}/${big}/traces`)).json().pagination.total).toBe(21);

@@ -88,7 +88,7 @@ export const tracesRoutes: FastifyPluginAsync<TracesRouteOptions> = async (app, 
     operationId: 'listSessionTraces',
     params: sessionParams,
     querystring: tracesQuery,
-    response: { 200: tracePageShape, ...errors, 413: errorResponses.standard },
+    response: { 200: tracePageShape, ...errors, 422: errorResponses.standard },
     handler: async (request, reply) => {
       const { projectId } = request.params;
       const sessionId = sessionIdOf(request.params);
@@ -158,7 +158,7 @@ export const tracesRoutes: FastifyPluginAsync<TracesRouteOptions> = async (app, 
       'Total session latency, per-turn latency, token usage per LLM call, tool call count and success rate, guardrail evaluation count and block rate.',
     operationId: 'getSessionMetrics',
     params: sessionParams,
-    response: { 200: metricsBodyShape, ...errors, 413: errorResponses.standard },
+    response: { 200: metricsBodyShape, ...errors, 422: errorResponses.standard },
     handler: async (request, reply) => {
       const { projectId } = request.params;
       const sessionId = sessionIdOf(request.params);
@@ -177,7 +177,7 @@ export const tracesRoutes: FastifyPluginAsync<TracesRouteOptions> = async (app, 
       'Slow spans, error patterns, decision anomalies and optimization suggestions, by the documented rules.',
     operationId: 'getSessionAnalysis',
     params: sessionParams,
-    response: { 200: analysisBodyShape, ...errors, 413: errorResponses.standard },
+    response: { 200: analysisBodyShape, ...errors, 422: errorResponses.standard },
     handler: async (request, reply) => {
       const { projectId } = request.params;
       const sessionId = sessionIdOf(request.params);
@@ -279,7 +279,11 @@ async function metricsOf(reads: TraceReads, projectId: string, sessionId: string
   return metrics;
 }
 
-/** Sessions too large to aggregate in memory are 413 TRACE_TOO_LARGE (docs/traces.md). */
+/**
+ * Sessions too large to aggregate in memory are 422 TRACE_TOO_LARGE: the request is well-formed and
+ * the session exists, but this session cannot be processed this way, and a retry gets the same
+ * answer. Not 413, which spec 000 §7 keeps for request bodies (docs/decisions.md).
+ */
 async function guardSize<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
@@ -287,7 +291,7 @@ async function guardSize<T>(read: () => Promise<T>): Promise<T> {
     if (err instanceof TraceTooLargeError) {
       throw new HttpError(
         'TRACE_TOO_LARGE',
-        413,
+        422,
         `The session has more than ${err.limit} trace events; use the export`,
       );
     }
