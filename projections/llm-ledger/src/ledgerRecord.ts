@@ -9,16 +9,17 @@ export interface LedgerPayload {
 }
 
 /**
- * One LLM call record of the ledger API (spec 000 §2.3), fields in the spec's order. Values the
- * call did not record are null: sessionId and traceId (design-time calls have no session),
- * environment, channel and channelType (design-time calls), sourceId.
+ * One LLM call record of the ledger API (spec 000 §2.3), fields in the spec's order. Every field the
+ * spec types as a string is a string: a value the call did not record is `''` (never null), namely
+ * sessionId and traceId (design-time calls have no session), environment, channel and channelType
+ * (design-time calls), sourceId (docs/decisions.md "Ledger fields").
  */
 export interface LedgerRecord {
   id: string;
   model: string;
   agentName: string;
   provider: string;
-  environment: string | null;
+  environment: string;
   status: 'success' | 'failed';
   inputTokens: number;
   cachedTokens: number;
@@ -31,22 +32,25 @@ export interface LedgerRecord {
   streamingUsed: boolean;
   cost: number;
   timestamp: string;
-  sessionId: string | null;
+  sessionId: string;
   callId: string;
-  traceId: string | null;
+  traceId: string;
   eventId: string;
   source: string;
   sourceSubtype: string;
   sourceLabel: string;
   sourceSubtypeLabel: string;
-  sourceId: string | null;
-  channel: string | null;
-  channelType: string | null;
+  sourceId: string;
+  channel: string;
+  channelType: string;
   statusCode: number;
   payloadState: PayloadState;
   /** Only with dataMode=full and where stored; the key is absent otherwise. */
   payload?: LedgerPayload;
 }
+
+/** What a string field of the spec holds when the call did not record it (the table keeps null). */
+export const NOT_RECORDED = '';
 
 /** The summary columns listLedger selects (every column of `llm_ledger` but project_id). */
 export type LedgerSummaryRow = Omit<LedgerRow, 'project_id'>;
@@ -57,7 +61,7 @@ export function toLedgerRecord(row: LedgerSummaryRow): LedgerRecord {
     model: row.model,
     agentName: row.agent_name,
     provider: row.provider,
-    environment: row.environment,
+    environment: row.environment ?? NOT_RECORDED,
     status: row.status as LedgerRecord['status'],
     inputTokens: row.input_tokens,
     cachedTokens: row.cached_tokens,
@@ -70,17 +74,17 @@ export function toLedgerRecord(row: LedgerSummaryRow): LedgerRecord {
     streamingUsed: row.streaming_used,
     cost: row.cost,
     timestamp: row.started_at.toISOString(),
-    sessionId: row.session_id,
+    sessionId: row.session_id ?? NOT_RECORDED,
     callId: row.call_id,
-    traceId: row.trace_id,
+    traceId: row.trace_id ?? NOT_RECORDED,
     eventId: row.event_id,
     source: row.source,
     sourceSubtype: row.source_subtype,
     sourceLabel: sourceLabel(row.source),
     sourceSubtypeLabel: sourceSubtypeLabel(row.source_subtype, row.source),
-    sourceId: row.source_id,
-    channel: row.channel,
-    channelType: row.channel_type,
+    sourceId: row.source_id ?? NOT_RECORDED,
+    channel: row.channel ?? NOT_RECORDED,
+    channelType: row.channel_type ?? NOT_RECORDED,
     statusCode: row.status_code,
     payloadState: row.payload_state as PayloadState,
   };

@@ -90,7 +90,7 @@ describe('listLedger', () => {
           model: 'unknown',
           agentName: 'studio-copilot',
           provider: 'unknown',
-          environment: null,
+          environment: '',
           status: 'failed',
           inputTokens: 5210,
           cachedTokens: 0,
@@ -103,17 +103,17 @@ describe('listLedger', () => {
           streamingUsed: false,
           cost: 0,
           timestamp: '2024-11-21T09:00:00.000Z',
-          sessionId: null,
+          sessionId: '',
           callId: 'llm_design_0001',
-          traceId: null,
+          traceId: '',
           eventId: designEventId,
           source: 'evals',
           sourceSubtype: 'evaluation_suite_generation',
           sourceLabel: 'Evals',
           sourceSubtypeLabel: 'Evaluation suite generation',
-          sourceId: null,
-          channel: null,
-          channelType: null,
+          sourceId: '',
+          channel: '',
+          channelType: '',
           statusCode: 0,
           payloadState: 'not_stored',
         },
@@ -242,9 +242,9 @@ describe('listLedger', () => {
   it('design-time calls match no channel, channel type, environment or session', async () => {
     const designTime = (await listLedger(h.db.pool, base({ sources: ['evals'] }))).generations;
     expect(designTime.length).toBe(7);
-    expect(
-      designTime.every((g) => g.channel === null && g.environment === null && g.sessionId === null),
-    ).toBe(true);
+    expect(designTime.every((g) => g.channel === '' && g.environment === '' && g.sessionId === '')).toBe(
+      true,
+    );
     const everyChannel = ['web_chat', 'twilio_sms', 'voice_pipeline'];
     const envs = ['development', 'staging', 'production', 'working-copy'];
     for (const filter of [

@@ -36,7 +36,7 @@ const record: LedgerRecord = {
   sourceSubtype: 'response_generation',
   sourceLabel: 'Runtime',
   sourceSubtypeLabel: 'Response generation',
-  sourceId: null,
+  sourceId: '',
   channel: 'voice_pipeline',
   channelType: 'pstn',
   statusCode: 200,
@@ -51,7 +51,9 @@ describe('page budget', () => {
 
   it('bounds any record from below', () => {
     expect(MIN_RECORD_BYTES).toBeLessThan(jsonBytes(record));
-    expect(MIN_RECORD_BYTES).toBeLessThan(jsonBytes({ ...record, sourceId: null, channel: null }));
+    expect(MIN_RECORD_BYTES).toBeLessThan(
+      jsonBytes({ ...record, sourceId: '', channel: '', channelType: '' }),
+    );
     expect(MIN_RECORD_BYTES).toBeGreaterThan(400);
   });
 

@@ -55,7 +55,7 @@ async function eventIdOf(stream: string, callId: string): Promise<string> {
 }
 
 describe('GET /api/public/analytics/projects/{projectId}/llm-ledger', () => {
-  it('200: the page envelope and every field of the records, dataMode=full with payload', async () => {
+  it('200: the page envelope and every field of the records (strings never null), dataMode=full with payload', async () => {
     const res = await get(`${DAY}&dataMode=full&sortBy=timestamp&sortOrder=asc&limit=50`);
     expect(res.statusCode).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
@@ -133,15 +133,15 @@ describe('GET /api/public/analytics/projects/{projectId}/llm-ledger', () => {
           timestamp: '2026-01-01T10:01:30.000Z',
           sessionId: session,
           callId: 'call-2',
-          traceId: null,
+          traceId: '',
           eventId: await eventIdOf(`session-${session}`, 'call-2'),
           source: 'runtime',
           sourceSubtype: 'tool_use_iteration',
           sourceLabel: sourceLabel('runtime'),
           sourceSubtypeLabel: sourceSubtypeLabel('tool_use_iteration', 'runtime'),
-          sourceId: null,
+          sourceId: '',
           channel: 'web_chat',
-          channelType: null,
+          channelType: '',
           statusCode: 500,
           payloadState: 'not_stored',
         },
@@ -150,7 +150,7 @@ describe('GET /api/public/analytics/projects/{projectId}/llm-ledger', () => {
           model: 'claude-sonnet',
           agentName: 'architect',
           provider: 'anthropic',
-          environment: null,
+          environment: '',
           status: 'success',
           inputTokens: 400,
           cachedTokens: 0,
@@ -163,17 +163,17 @@ describe('GET /api/public/analytics/projects/{projectId}/llm-ledger', () => {
           streamingUsed: false,
           cost: 0.002,
           timestamp: '2026-01-01T12:00:00.000Z',
-          sessionId: null,
+          sessionId: '',
           callId: 'dt-1',
-          traceId: null,
+          traceId: '',
           eventId: await eventIdOf(`llm-${f.projectId}`, 'dt-1'),
           source: 'arch',
           sourceSubtype: 'project_assistance',
           sourceLabel: sourceLabel('arch'),
           sourceSubtypeLabel: sourceSubtypeLabel('project_assistance', 'arch'),
-          sourceId: null,
-          channel: null,
-          channelType: null,
+          sourceId: '',
+          channel: '',
+          channelType: '',
           statusCode: 200,
           payloadState: 'not_stored',
         },

@@ -205,12 +205,15 @@ export const sessionPageShape = z.object({
   freshness: freshnessShape,
 });
 
+/** A string of spec 000 §2.3 that a call may not have recorded: `''` then, never null. */
+const notRecordedEmpty = z.string().describe("'' when the call did not record it (e.g. a design-time call)");
+
 export const ledgerRecordShape = z.object({
   id: z.string(),
   model: z.string(),
   agentName: z.string(),
   provider: z.string(),
-  environment: z.string().nullable(),
+  environment: notRecordedEmpty,
   status: z.enum(LEDGER_STATUSES),
   inputTokens: count,
   cachedTokens: count,
@@ -223,17 +226,17 @@ export const ledgerRecordShape = z.object({
   streamingUsed: z.boolean(),
   cost: z.number(),
   timestamp: isoTimestamp,
-  sessionId: z.string().nullable(),
+  sessionId: notRecordedEmpty,
   callId: z.string(),
-  traceId: z.string().nullable(),
+  traceId: notRecordedEmpty,
   eventId: z.string(),
   source: z.string(),
   sourceSubtype: z.string(),
   sourceLabel: z.string(),
   sourceSubtypeLabel: z.string(),
-  sourceId: z.string().nullable(),
-  channel: z.string().nullable(),
-  channelType: z.string().nullable(),
+  sourceId: notRecordedEmpty,
+  channel: notRecordedEmpty,
+  channelType: notRecordedEmpty,
   statusCode: z.int(),
   payloadState: z.enum(PAYLOAD_STATES),
   payload: z
