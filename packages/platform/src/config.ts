@@ -331,8 +331,15 @@ export const configSchema = z.object({
     .optional(),
   /** voice.rtc.tokenTtlSeconds: lifetime of real-time room tokens (spec 001 §8: 3600). */
   VOICE_RTC_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3600),
-  /** voice.rtc.maxConcurrentRooms: real-time rooms a tenant may have at once; more: 429. */
+  /** voice.rtc.maxConcurrentRooms: real-time rooms open at once, all tenants together (spec 000 §8: global); more: 429. */
   VOICE_RTC_MAX_CONCURRENT_ROOMS: z.coerce.number().int().min(1).max(1_000_000).default(50),
+  /** Real-time rooms one tenant may have open at once, within the global limit; unset: no per-tenant limit. */
+  VOICE_RTC_MAX_CONCURRENT_ROOMS_PER_TENANT: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .pipe(z.coerce.number<string | undefined>().int().min(1).max(1_000_000).optional())
+    .optional(),
   /**
    * The telephony provider's client SDK tokens (`POST /api/v1/voice/token`, Twilio-style access
    * token): account SID, API key SID and secret (never logged), and the optional outgoing

@@ -1,8 +1,10 @@
-export type {
-  AdmitDecision,
-  VoiceConcurrencyLimiter,
-  VoicePool,
-  VoiceSlot,
+export {
+  type AdmitDecision,
+  slotSetName,
+  type VoiceConcurrencyLimiter,
+  type VoicePool,
+  type VoiceScope,
+  type VoiceSlot,
 } from './limits/concurrencyLimiter.js';
 export { createInProcessVoiceConcurrencyLimiter } from './limits/inProcessConcurrencyLimiter.js';
 export { voiceLimiterFromConfig } from './limits/limiterFromConfig.js';

@@ -38,7 +38,10 @@ export interface VoiceSettings {
     vendor: string;
     credentials: RtcCredentials | null;
     tokenTtlSeconds: number;
+    /** Rooms open at once across every tenant (spec 000 §8: global). */
     maxConcurrentRooms: number;
+    /** Rooms one tenant may have open at once; null: no per-tenant limit. */
+    maxConcurrentRoomsPerTenant: number | null;
   };
   telephony: { credentials: TelephonyTokenCredentials | null; tokenTtlSeconds: number };
 }
@@ -62,6 +65,7 @@ type VoiceConfig = Pick<
   | 'VOICE_RTC_API_SECRET'
   | 'VOICE_RTC_TOKEN_TTL_SECONDS'
   | 'VOICE_RTC_MAX_CONCURRENT_ROOMS'
+  | 'VOICE_RTC_MAX_CONCURRENT_ROOMS_PER_TENANT'
   | 'VOICE_TELEPHONY_ACCOUNT_SID'
   | 'VOICE_TELEPHONY_API_KEY_SID'
   | 'VOICE_TELEPHONY_API_KEY_SECRET'
@@ -119,6 +123,7 @@ export function voiceSettingsOf(config: VoiceConfig): VoiceSettings {
       credentials: rtc,
       tokenTtlSeconds: config.VOICE_RTC_TOKEN_TTL_SECONDS,
       maxConcurrentRooms: config.VOICE_RTC_MAX_CONCURRENT_ROOMS,
+      maxConcurrentRoomsPerTenant: config.VOICE_RTC_MAX_CONCURRENT_ROOMS_PER_TENANT ?? null,
     },
     telephony: { credentials: telephony, tokenTtlSeconds: config.VOICE_TELEPHONY_TOKEN_TTL_SECONDS },
   };

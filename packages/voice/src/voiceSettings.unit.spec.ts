@@ -19,7 +19,13 @@ describe('voiceSettingsOf', () => {
         audioFormat: 'pcm16',
         maxSessionDurationMs: 1_800_000,
       },
-      rtc: { vendor: 'livekit', credentials: null, tokenTtlSeconds: 3600, maxConcurrentRooms: 50 },
+      rtc: {
+        vendor: 'livekit',
+        credentials: null,
+        tokenTtlSeconds: 3600,
+        maxConcurrentRooms: 50,
+        maxConcurrentRoomsPerTenant: null,
+      },
       telephony: { credentials: null, tokenTtlSeconds: 3600 },
     });
     expect(voiceCapabilities(settings)).toEqual({
@@ -50,6 +56,7 @@ describe('voiceSettingsOf', () => {
         VOICE_RTC_API_SECRET: 's'.repeat(32),
         VOICE_RTC_TOKEN_TTL_SECONDS: '120',
         VOICE_RTC_MAX_CONCURRENT_ROOMS: '3',
+        VOICE_RTC_MAX_CONCURRENT_ROOMS_PER_TENANT: '2',
         VOICE_TELEPHONY_ACCOUNT_SID: 'AC1',
         VOICE_TELEPHONY_API_KEY_SID: 'SK1',
         VOICE_TELEPHONY_API_KEY_SECRET: 'secret',
@@ -75,6 +82,7 @@ describe('voiceSettingsOf', () => {
         credentials: { url: 'wss://rooms.example.com', apiKey: 'APIkey', apiSecret: 's'.repeat(32) },
         tokenTtlSeconds: 120,
         maxConcurrentRooms: 3,
+        maxConcurrentRoomsPerTenant: 2,
       },
       telephony: {
         credentials: { accountSid: 'AC1', apiKeySid: 'SK1', apiKeySecret: 'secret', appSid: undefined },
@@ -93,6 +101,7 @@ describe('voiceSettingsOf', () => {
     ['VOICE_RTC_API_SECRET', 'short'],
     ['VOICE_RTC_TOKEN_TTL_SECONDS', '0'],
     ['VOICE_RTC_MAX_CONCURRENT_ROOMS', '0'],
+    ['VOICE_RTC_MAX_CONCURRENT_ROOMS_PER_TENANT', '0'],
     ['VOICE_MAX_CONCURRENT_CALLS', '-1'],
     ['VOICE_LATENCY_TARGET_MS', 'fast'],
     ['VOICE_REALTIME_MAX_SESSION_DURATION_MS', '10'],

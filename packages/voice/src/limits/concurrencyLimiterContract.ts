@@ -22,7 +22,7 @@ export function concurrencyLimiterContract(
         });
       }
       const refused = await limiter.admit(t, [{ pool: 'rooms', member: 'c', limit: 2 }], 60_000);
-      expect(refused).toMatchObject({ admitted: false, pool: 'rooms', active: 2 });
+      expect(refused).toMatchObject({ admitted: false, pool: 'rooms', scope: 'tenant', active: 2 });
       expect(refused.admitted === false && refused.retryAfterMs).toBeGreaterThan(50_000);
       expect(await limiter.admit(t, [{ pool: 'calls', member: 'c', limit: 2 }], 60_000)).toEqual({
         admitted: true,
@@ -31,6 +31,33 @@ export function concurrencyLimiterContract(
         admitted: true,
       });
       expect(await limiter.active(t, 'rooms')).toBe(2);
+    });
+
+    it('counts a global slot across every tenant, beside each tenant’s own', async () => {
+      const limiter = make();
+      const pool = `rooms` as const;
+      const before = await limiter.active(tenant(), pool, 'global');
+      const [a, b] = [tenant(), tenant()];
+      const slots = (member: string) => [
+        { pool, scope: 'global' as const, member, limit: before + 2 },
+        { pool, member, limit: 5 },
+      ];
+      expect(await limiter.admit(a, slots(`${a}-1`), 60_000)).toEqual({ admitted: true });
+      expect(await limiter.admit(b, slots(`${b}-1`), 60_000)).toEqual({ admitted: true });
+      // The global limit is reached by two tenants together; each tenant holds one of its own.
+      expect(await limiter.admit(b, slots(`${b}-2`), 60_000)).toMatchObject({
+        admitted: false,
+        pool,
+        scope: 'global',
+        active: before + 2,
+      });
+      expect([await limiter.active(a, pool), await limiter.active(b, pool)]).toEqual([1, 1]);
+      await limiter.release(a, pool, `${a}-1`, 'global');
+      await limiter.release(a, pool, `${a}-1`);
+      expect(await limiter.admit(b, slots(`${b}-2`), 60_000)).toEqual({ admitted: true });
+      await limiter.release(b, pool, `${b}-1`, 'global');
+      await limiter.release(b, pool, `${b}-2`, 'global');
+      expect(await limiter.active(a, pool, 'global')).toBe(before);
     });
 
     it('takes every slot or none', async () => {

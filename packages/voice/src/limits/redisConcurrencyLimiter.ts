@@ -1,8 +1,14 @@
 import type { Redis } from 'ioredis';
-import type { AdmitDecision, VoiceConcurrencyLimiter, VoicePool } from './concurrencyLimiter.js';
+import {
+  type AdmitDecision,
+  slotSetName,
+  type VoiceConcurrencyLimiter,
+  type VoicePool,
+  type VoiceScope,
+} from './concurrencyLimiter.js';
 
 /**
- * One sorted set per tenant and pool, member → expiry (ms). The script drops the expired, checks
+ * One sorted set per tenant and pool (per pool for a global limit), member → expiry (ms). The script drops the expired, checks
  * every slot, then adds all or none: Redis runs it atomically, so any number of API processes
  * never admit more than a limit.
  * KEYS: the sets; ARGV: now, holdMs, then member and limit for each key.
@@ -42,7 +48,7 @@ type Command = (...args: Array<string | number>) => Promise<unknown>;
 
 export interface RedisVoiceConcurrencyLimiterOptions {
   redis: Redis;
-  /** Key prefix (default `parley:voice:`); keys are `<prefix><pool>:<tenantId>`. */
+  /** Key prefix (default `parley:voice:`); keys are `<prefix><pool>:<tenantId>`, `<prefix><pool>` when global. */
   prefix?: string;
   now?: () => number;
 }
@@ -59,12 +65,16 @@ export function createRedisVoiceConcurrencyLimiter(
   const commands = redis as unknown as Record<string, Command>;
   const admit = (commands[ADMIT_COMMAND] as Command).bind(redis);
   const count = (commands[COUNT_COMMAND] as Command).bind(redis);
-  const key = (tenantId: string, pool: VoicePool) => `${prefix}${pool}:${tenantId}`;
+  const key = (tenantId: string, pool: VoicePool, scope?: VoiceScope) =>
+    `${prefix}${slotSetName(tenantId, pool, scope)}`;
 
   return {
     async admit(tenantId, slots, holdMs): Promise<AdmitDecision> {
       if (slots.length === 0) return { admitted: true };
-      const args: Array<string | number> = [slots.length, ...slots.map((s) => key(tenantId, s.pool))];
+      const args: Array<string | number> = [
+        slots.length,
+        ...slots.map((s) => key(tenantId, s.pool, s.scope)),
+      ];
       args.push(now(), holdMs);
       for (const slot of slots) args.push(slot.member, slot.limit);
       const [ok, index, active, retryAfterMs] = (await admit(...args)) as [number, number, number, number];
@@ -73,15 +83,16 @@ export function createRedisVoiceConcurrencyLimiter(
       return {
         admitted: false,
         pool: refused?.pool ?? 'calls',
+        scope: refused?.scope ?? 'tenant',
         active,
         retryAfterMs: Math.max(0, retryAfterMs),
       };
     },
-    async release(tenantId, pool, member) {
-      await redis.zrem(key(tenantId, pool), member);
+    async release(tenantId, pool, member, scope) {
+      await redis.zrem(key(tenantId, pool, scope), member);
     },
-    async active(tenantId, pool) {
-      return Number(await count(key(tenantId, pool), now()));
+    async active(tenantId, pool, scope) {
+      return Number(await count(key(tenantId, pool, scope), now()));
     },
   };
 }

@@ -310,7 +310,7 @@ describe('POST /api/v1/livekit/token', () => {
     );
   });
 
-  it('answers 429 VOICE_SESSION_LIMIT_REACHED beyond the tenant’s rooms or calls; a session’s own room is renewed', async () => {
+  it('answers 429 VOICE_SESSION_LIMIT_REACHED beyond the rooms of all tenants together (global); a session’s own room is renewed', async () => {
     const limiter = createInProcessVoiceConcurrencyLimiter();
     const rooms = await makeApp({ ...RTC, VOICE_RTC_MAX_CONCURRENT_ROOMS: '2' }, limiter);
     const { projectId, key } = await newProject();
@@ -321,11 +321,13 @@ describe('POST /api/v1/livekit/token', () => {
     expect(errorOf(over)).toEqual({ status: 429, code: 'VOICE_SESSION_LIMIT_REACHED' });
     expect(over.json().error.message).toBe('maximum concurrent voice sessions reached');
     expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
-    // Another tenant has its own rooms.
+    // The limit is global (spec 000 §8): another tenant finds the rooms taken too.
     const other = await newProject();
-    expect((await token(rooms, other.key, { sessionId: 'r3', projectId: other.projectId })).statusCode).toBe(
-      200,
-    );
+    expect(errorOf(await token(rooms, other.key, { sessionId: 'r3', projectId: other.projectId }))).toEqual({
+      status: 429,
+      code: 'VOICE_SESSION_LIMIT_REACHED',
+    });
+    expect(await limiter.active(other.tenantId, 'rooms', 'global')).toBe(2);
 
     const calls = await makeApp({ ...RTC, VOICE_MAX_CONCURRENT_CALLS: '1' });
     expect((await token(calls, key, { sessionId: 'c1', projectId })).statusCode).toBe(200);
@@ -333,6 +335,31 @@ describe('POST /api/v1/livekit/token', () => {
       status: 429,
       code: 'VOICE_SESSION_LIMIT_REACHED',
     });
+  });
+
+  it('with a per-tenant room limit too: a tenant at its own limit is refused while others still get rooms', async () => {
+    const limiter = createInProcessVoiceConcurrencyLimiter();
+    const app = await makeApp(
+      { ...RTC, VOICE_RTC_MAX_CONCURRENT_ROOMS: '3', VOICE_RTC_MAX_CONCURRENT_ROOMS_PER_TENANT: '2' },
+      limiter,
+    );
+    const [a, b] = [await newProject(), await newProject()];
+    for (const sessionId of ['a1', 'a2']) {
+      expect((await token(app, a.key, { sessionId, projectId: a.projectId })).statusCode).toBe(200);
+    }
+    expect(errorOf(await token(app, a.key, { sessionId: 'a3', projectId: a.projectId }))).toEqual({
+      status: 429,
+      code: 'VOICE_SESSION_LIMIT_REACHED',
+    });
+    expect((await token(app, b.key, { sessionId: 'b1', projectId: b.projectId })).statusCode).toBe(200);
+    // Three rooms are open: the global limit now refuses everyone.
+    expect(errorOf(await token(app, b.key, { sessionId: 'b2', projectId: b.projectId }))).toEqual({
+      status: 429,
+      code: 'VOICE_SESSION_LIMIT_REACHED',
+    });
+    expect([await limiter.active(a.tenantId, 'rooms'), await limiter.active(b.tenantId, 'rooms')]).toEqual([
+      2, 1,
+    ]);
   });
 
   it('lives under the configured vendor segment', async () => {
@@ -372,13 +399,13 @@ describe.skipIf(connected === null)('two API processes sharing Redis', () => {
       const first = await race(30, 0);
       expect(first.filter((r) => r.statusCode === 200)).toHaveLength(5);
       expect(first.filter((r) => r.statusCode === 429)).toHaveLength(25);
-      expect(await clients[0]?.zcard(`${prefix}rooms:${tenantId}`)).toBe(5);
+      expect(await clients[0]?.zcard(`${prefix}rooms`)).toBe(5);
       // Rooms free up: the calls limit (7) now binds.
-      await clients[0]?.del(`${prefix}rooms:${tenantId}`);
+      await clients[0]?.del(`${prefix}rooms`);
       const second = await race(30, 100);
       expect(second.filter((r) => r.statusCode === 200)).toHaveLength(2);
       expect(await clients[1]?.zcard(`${prefix}calls:${tenantId}`)).toBe(7);
-      await clients[0]?.del(`${prefix}rooms:${tenantId}`, `${prefix}calls:${tenantId}`);
+      await clients[0]?.del(`${prefix}rooms`, `${prefix}calls:${tenantId}`);
     } finally {
       for (const redis of clients) redis.disconnect();
     }

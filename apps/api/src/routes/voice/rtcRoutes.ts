@@ -1,5 +1,5 @@
 import { addRoute, callerReaches, errorResponses, tenantContextRequired } from '@parley/http';
-import { issueRoomToken, parseRoomTokenInput, type VoiceSettings } from '@parley/voice';
+import { issueRoomToken, parseRoomTokenInput, type VoiceSettings, type VoiceSlot } from '@parley/voice';
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { callerErrors, type VoiceCallerOptions, voiceAuth, voiceSecurity } from './voiceCommon.js';
@@ -120,10 +120,7 @@ export const rtcVoiceRoutes: FastifyPluginAsync<RtcVoiceRouteOptions> = async (a
       const member = `room:${issued.roomName}`;
       const decision = await limiter.admit(
         caller.tenantId,
-        [
-          { pool: 'rooms', member, limit: settings.rtc.maxConcurrentRooms },
-          { pool: 'calls', member, limit: settings.maxConcurrentCalls },
-        ],
+        roomSlots(settings, member),
         settings.realtime.maxSessionDurationMs,
       );
       if (!decision.admitted) throw voiceLimitReached(decision);
@@ -131,3 +128,18 @@ export const rtcVoiceRoutes: FastifyPluginAsync<RtcVoiceRouteOptions> = async (a
     },
   });
 };
+
+/**
+ * What a room counts against: the rooms of every tenant together (spec 000 §8: global), the
+ * tenant's own rooms when a per-tenant limit is set, and the tenant's voice calls.
+ */
+function roomSlots(settings: VoiceSettings, member: string): VoiceSlot[] {
+  const { maxConcurrentRooms, maxConcurrentRoomsPerTenant } = settings.rtc;
+  return [
+    { pool: 'rooms', scope: 'global', member, limit: maxConcurrentRooms },
+    ...(maxConcurrentRoomsPerTenant === null
+      ? []
+      : [{ pool: 'rooms' as const, member, limit: maxConcurrentRoomsPerTenant }]),
+    { pool: 'calls', member, limit: settings.maxConcurrentCalls },
+  ];
+}
