@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { openApiProblems } from '@parley/http/testing';
 import { ParleyError, ping, silentLogger } from '@parley/platform';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
@@ -124,6 +125,46 @@ describe('conventions', () => {
   });
 });
 
+describe('answers given before any route runs', () => {
+  it('414 URI_TOO_LONG, 400 for a bad URL and 431 for oversized headers, in the standard envelope, documented', async () => {
+    const app = await buildApp({ logger: silentLogger(), readiness: readiness() });
+    app.get('/things/:id', { schema: { response: { 200: { type: 'object' } } } }, async () => ({}));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const { port } = app.server.address() as AddressInfo;
+      const base = `http://127.0.0.1:${port}`;
+      const long = await fetch(`${base}/things/${'a'.repeat(2049)}`);
+      expect(long.status).toBe(414);
+      expect(await long.json()).toEqual({
+        success: false,
+        error: { code: 'URI_TOO_LONG', message: 'A path parameter is longer than 2048 characters' },
+      });
+      const bad = await fetch(`${base}/things/%ED%A0%80`);
+      expect(bad.status).toBe(400);
+      expect(await bad.json()).toMatchObject({ success: false, error: { code: 'BAD_REQUEST' } });
+      const headers = await fetch(`${base}/healthz`, { headers: { 'x-big': 'a'.repeat(20_000) } });
+      expect(headers.status).toBe(431);
+      expect(headers.headers.get('content-type')).toBe('application/json');
+      expect(await headers.json()).toEqual({
+        success: false,
+        error: { code: 'REQUEST_HEADER_FIELDS_TOO_LARGE', message: expect.any(String) },
+      });
+      const document = (await (await fetch(`${base}/openapi.json`)).json()) as {
+        paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+      };
+      expect(Object.keys(document.paths['/things/{id}']?.get?.responses ?? {}).sort()).toEqual([
+        '200',
+        '400',
+        '414',
+        '431',
+      ]);
+      expect(openApiProblems(document, [])).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('OpenAPI', () => {
   it('serves /openapi.json: valid OpenAPI 3.1 documenting every route, health included', async () => {
     const app = await buildApp({ logger: silentLogger(), readiness: readiness() });
@@ -146,6 +187,6 @@ describe('OpenAPI', () => {
       '/openapi/recordings.json',
       '/readyz',
     ]);
-    expect(Object.keys(document.paths['/readyz'].get.responses).sort()).toEqual(['200', '503']);
+    expect(Object.keys(document.paths['/readyz'].get.responses).sort()).toEqual(['200', '431', '503']);
   });
 });

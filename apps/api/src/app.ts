@@ -1,8 +1,11 @@
 import websocket from '@fastify/websocket';
 import {
   type ApiDescriptionOptions,
+  clientErrorHandler,
   createInProcessRateLimiter,
   errorHandlerPlugin,
+  frameworkErrors,
+  MAX_PARAM_LENGTH,
   openApiPlugin,
   requestIdFromHeader,
   type TenantRateLimitOptions,
@@ -138,7 +141,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: requestIdFromHeader,
     // Path parameters up to this long reach the routes (Fastify's default, 100, answers 414 first),
     // so that a long sessionId gets the spec's 400 INVALID_SESSION_ID (spec 000 §8: 1..256).
-    routerOptions: { maxParamLength: 2048 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // The router's 414/400 and the HTTP server's 431/408/400 in the standard envelope, as documented
+    // in /openapi.json (openApiPlugin adds them to every operation).
+    frameworkErrors,
+    clientErrorHandler,
     // Request logs carry the URL: redact media tokens from it.
     childLoggerFactory: redactingChildLogger,
   });

@@ -25,6 +25,7 @@ export {
   type VerifySdkTokenResult,
 } from './auth/sdkTokens.js';
 export { errorHandlerPlugin } from './errors/errorHandlerPlugin.js';
+export { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from './errors/frameworkErrors.js';
 export {
   AUTHENTICATION_MESSAGE,
   analyticsError,
@@ -45,6 +46,7 @@ export { addRoute, type RouteDefinition, type RouteShapes } from './openapi/addR
 export { type ApiDescriptionOptions, apiDescription } from './openapi/apiDescription.js';
 export { errorResponses, errorSchemas } from './openapi/errorSchemas.js';
 export { type JsonSchema, jsonSchemaOf } from './openapi/jsonSchemaOf.js';
+export { binaryBody, mediaResponse, textBody } from './openapi/mediaResponse.js';
 export { type OpenApiOptions, openApiPlugin } from './openapi/openApiPlugin.js';
 export { type UnstorableBodyPolicy, unstorableTextError } from './openapi/refuseUnstorableText.js';
 export {

@@ -311,7 +311,16 @@ describe('GET /api/public/analytics/projects/{projectId}/llm-ledger', () => {
   it('is in the OpenAPI document with its parameters and responses', async () => {
     const doc = (await f.app.inject('/openapi.json')).json();
     const op = doc.paths['/api/public/analytics/projects/{projectId}/llm-ledger'].get;
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429']);
+    expect(Object.keys(op.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '414',
+      '429',
+      '431',
+    ]);
     const names = op.parameters.map((p: { name: string }) => p.name);
     for (const name of [
       'projectId',

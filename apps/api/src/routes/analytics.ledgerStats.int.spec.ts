@@ -428,7 +428,16 @@ describe('GET /api/public/analytics/projects/{projectId}/llm-ledger/stats', () =
     const doc = (await f.app.inject('/openapi.json')).json();
     const op = doc.paths['/api/public/analytics/projects/{projectId}/llm-ledger/stats'].get;
     expect(op.operationId).toBe('llmLedgerStats');
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429']);
+    expect(Object.keys(op.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '414',
+      '429',
+      '431',
+    ]);
     const names = op.parameters.map((p: { name: string }) => p.name);
     for (const name of [
       'fromDate',

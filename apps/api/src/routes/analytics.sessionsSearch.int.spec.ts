@@ -308,7 +308,16 @@ describe('POST /api/public/analytics/projects/{projectId}/sessions/search', () =
     const doc = (await f.app.inject('/openapi.json')).json();
     const op = doc.paths['/api/public/analytics/projects/{projectId}/sessions/search'].post;
     expect(op.operationId).toBe('searchSessionSummaries');
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '403', '404', '429']);
+    expect(Object.keys(op.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '414',
+      '429',
+      '431',
+    ]);
     const props = op.requestBody.content['application/json'].schema.properties;
     expect(Object.keys(props)).toEqual(
       expect.arrayContaining([

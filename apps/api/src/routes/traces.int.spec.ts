@@ -640,6 +640,11 @@ describe('OpenAPI', () => {
         expect.arrayContaining(['200', '401', '404']),
       );
     }
+    // The CSV export is documented as what it sends: text/csv, not application/json.
+    expect(Object.keys(document.paths[paths[4]!].get.responses['200'].content)).toEqual(['text/csv']);
+    // TRACE_TOO_LARGE is 422 (413 is for request bodies).
+    expect(Object.keys(document.paths[paths[2]!].get.responses)).toContain('422');
+    expect(Object.keys(document.paths[paths[2]!].get.responses)).not.toContain('413');
     const event = document.paths[paths[0]!].get.responses['200'].content['application/json'].schema;
     expect(Object.keys(event.properties.traces.items.properties)).toEqual([
       'eventId',

@@ -20,7 +20,10 @@ export interface RouteShapes<P extends Part, Q extends Part, H extends Part, B e
   querystring?: Q;
   headers?: H;
   body?: B;
-  /** Per status: a zod schema, a JSON schema, or a shared one (`errorResponses.standard`, …). */
+  /**
+   * Per status: a zod schema or a JSON schema (documented as application/json), a shared one
+   * (`errorResponses.standard`, …), or mediaResponse(…) for other media types.
+   */
   response: Record<number, z.ZodType | JsonSchema>;
 }
 
@@ -115,7 +118,8 @@ export function addRoute<P extends Part, Q extends Part, H extends Part, B exten
 
 function responseSchema(status: string, shape: z.ZodType | JsonSchema): JsonSchema {
   const json = jsonSchemaOf(shape, 'output');
-  if ('$ref' in json) return json;
+  // A shared envelope, or a response with its own media types (mediaResponse): as given.
+  if ('$ref' in json || 'content' in json) return json;
   return {
     description: typeof json.description === 'string' ? json.description : describeStatus(status),
     ...json,

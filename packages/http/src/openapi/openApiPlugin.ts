@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
+import { MAX_PARAM_LENGTH } from '../errors/frameworkErrors.js';
 import { type ApiDescriptionOptions, apiDescription } from './apiDescription.js';
 import { errorSchemas } from './errorSchemas.js';
 
@@ -69,6 +70,8 @@ const plugin: FastifyPluginAsync<OpenApiOptions> = async (app, options) => {
         },
       },
     },
+    transformObject: (documentObject) =>
+      withServerAnswers((documentObject as { openapiObject: OpenApiDocument }).openapiObject),
     // Shared schemas keep their $id as the component name (StandardError, …).
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) =>
@@ -106,5 +109,36 @@ const plugin: FastifyPluginAsync<OpenApiOptions> = async (app, options) => {
     );
   }
 };
+
+interface OpenApiDocument {
+  paths?: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
+}
+
+const standardError = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/StandardError' } } },
+});
+
+/**
+ * Answers the server gives before any route runs (frameworkErrors, clientErrorHandler), added to
+ * every operation they can reach: 431 for headers over 16 KiB (any request); for paths with
+ * parameters, 414 for a parameter over MAX_PARAM_LENGTH and 400 for a URL whose percent-encoding
+ * is not UTF-8.
+ */
+function withServerAnswers<T extends OpenApiDocument>(document: T): T {
+  for (const [path, operations] of Object.entries(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      const responses = operation.responses ?? {};
+      operation.responses = responses;
+      responses['431'] ??= standardError('REQUEST_HEADER_FIELDS_TOO_LARGE: request headers over 16 KiB');
+      if (!path.includes('{')) continue;
+      responses['414'] ??= standardError(
+        `URI_TOO_LONG: a path parameter over ${MAX_PARAM_LENGTH} characters`,
+      );
+      responses['400'] ??= standardError('BAD_REQUEST: the URL’s percent-encoding is not UTF-8');
+    }
+  }
+  return document;
+}
 
 export const openApiPlugin = fp(plugin, { name: '@parley/http/openapi', fastify: '5.x' });

@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { TenantProjects } from '../auth/jwtVerifier.js';
 import type { Principal, VerifyApiKey } from '../auth/principal.js';
 import { errorHandlerPlugin } from '../errors/errorHandlerPlugin.js';
+import { clientErrorHandler, frameworkErrors, MAX_PARAM_LENGTH } from '../errors/frameworkErrors.js';
 import { requestIdFromHeader } from '../requestId.js';
 
 /** A bare app with the error handler, as buildApp sets it up; tests add their routes. */
@@ -11,6 +12,9 @@ export async function testApp(options: { bodyLimit?: number } = {}): Promise<Fas
     loggerInstance: silentLogger() as FastifyBaseLogger,
     genReqId: requestIdFromHeader,
     bodyLimit: options.bodyLimit ?? 1_000_000,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    clientErrorHandler,
   });
   await app.register(errorHandlerPlugin);
   return app;

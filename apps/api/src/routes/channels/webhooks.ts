@@ -7,7 +7,7 @@ import {
   type WebhookRefusal,
   type WebhookRoute,
 } from '@parley/channels';
-import { addRoute, assertNever, errorResponses, HttpError } from '@parley/http';
+import { addRoute, assertNever, errorResponses, HttpError, mediaResponse, textBody } from '@parley/http';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 
@@ -93,7 +93,26 @@ interface Shape {
   params: z.ZodObject;
   route(params: Record<string, string>): WebhookRoute;
   get: boolean;
+  /** Synchronous channels' route: their platform's own error bodies besides the standard envelope. */
+  sync?: boolean;
 }
+
+/**
+ * A synchronous channel answers an unreadable request (400) or a busy conversation (503) in its
+ * platform's format (the contact centre's `botState: Failed` JSON); the route's own refusals use
+ * the standard envelope.
+ */
+const standardOrPlatformError = {
+  description: 'Error: the standard envelope, or the synchronous platform’s own error body',
+  anyOf: [
+    { $ref: 'StandardError#' },
+    {
+      type: 'object',
+      required: ['botState', 'errorInfo'],
+      properties: { botState: { const: 'Failed' }, errorInfo: { type: 'object' } },
+    },
+  ],
+};
 
 const SHAPES: readonly Shape[] = [
   {
@@ -123,6 +142,7 @@ const SHAPES: readonly Shape[] = [
     params: z.object({ channelType: channelTypeParam, streamId: z.string().min(1) }),
     route: (p) => ({ kind: 'hooks', streamId: p.streamId ?? '' }),
     get: false,
+    sync: true,
   },
   {
     url: '/api/v1/channels/:channelType/slash/:identifier',
@@ -221,15 +241,24 @@ export const channelWebhookRoutes: FastifyPluginAsync<ChannelWebhookRouteOptions
       unstorableBody: 'handler',
       params: shape.params,
       response: {
-        200: acceptedReply.describe(
-          'Verified; the messages are queued. Synchronous channels: the platform-format response instead',
+        200: mediaResponse(
+          'Verified; the messages are queued (JSON). A handshake: its challenge (text/plain). Synchronous ' +
+            'channels: the platform-format response instead (contact centre JSON, a VoiceXML document)',
+          {
+            'application/json': z.union([
+              acceptedReply,
+              z.record(z.string(), z.unknown()).describe('A contact-centre bot-connector response'),
+            ]),
+            'text/plain': textBody,
+            'application/voicexml+xml': textBody,
+          },
         ),
-        400: errorResponses.standard,
+        400: shape.sync ? standardOrPlatformError : errorResponses.standard,
         401: errorResponses.standard,
         404: errorResponses.standard,
         413: errorResponses.standard,
         415: errorResponses.standard,
-        503: errorResponses.standard,
+        503: shape.sync ? standardOrPlatformError : errorResponses.standard,
       },
       handler: async (request, reply) => {
         const outcome = await answer('POST', request, shape);
@@ -264,7 +293,7 @@ export const channelWebhookRoutes: FastifyPluginAsync<ChannelWebhookRouteOptions
       validation: 'document',
       params: shape.params,
       response: {
-        200: z.string().describe('The challenge (text/plain)'),
+        200: mediaResponse('The challenge', { 'text/plain': textBody }),
         403: errorResponses.standard,
         404: errorResponses.standard,
       },

@@ -1,4 +1,5 @@
 import { actionSetSchema, CONTAINMENT_TYPES, ENVIRONMENTS, SESSION_STATES } from '@parley/events';
+import { mediaResponse, textBody } from '@parley/http';
 import { z } from 'zod';
 
 /** Spec 000 §8: session ids are 1..256 characters. */
@@ -90,9 +91,8 @@ export const endSessionReply = z.object({
 });
 
 /** The SSE stream, for the OpenAPI document (the events are listed in docs/api.md). */
-export const chatStreamReply = {
-  description:
-    'text/event-stream: `chunk` and `text_delta` per piece of the reply, `usage`, `done` (full text), ' +
+export const chatStreamReply = mediaResponse(
+  'text/event-stream: `chunk` and `text_delta` per piece of the reply, `usage`, `done` (full text), ' +
     '`complete` (tokens, latency); `: heartbeat` comments every 15 s; `error` when the turn fails after the stream started',
-  type: 'string',
-} as const;
+  { 'text/event-stream': textBody },
+);

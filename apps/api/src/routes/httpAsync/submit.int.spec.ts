@@ -582,6 +582,7 @@ describe('OpenAPI', () => {
       '404',
       '409',
       '429',
+      '431',
       '503',
     ]);
     expect(JSON.stringify(op.responses['409'])).toContain('session_key');

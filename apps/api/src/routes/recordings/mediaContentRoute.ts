@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { auditStream, toAppend } from '@parley/events';
-import { addRoute, errorResponses } from '@parley/http';
+import { addRoute, binaryBody, errorResponses, mediaResponse } from '@parley/http';
 import {
   contentDisposition,
   type Disposition,
@@ -40,8 +40,9 @@ export function mediaContentRoute(app: FastifyInstance, deps: RecordingsRouteOpt
     params: mediaContentParams,
     querystring: mediaContentQuery,
     response: {
-      200: { type: 'string', format: 'binary', description: 'The whole media object' },
-      206: { type: 'string', format: 'binary', description: 'One byte range of the media object' },
+      // The media type the object was stored with (audio/wav, audio/mpeg, …; else application/octet-stream).
+      200: mediaResponse('The whole media object', { '*/*': binaryBody }),
+      206: mediaResponse('One byte range of the media object', { '*/*': binaryBody }),
       404: errorResponses.standard,
       416: errorResponses.standard,
     },

@@ -444,7 +444,9 @@ describe('GET /api/public/recordings/projects/{projectId}/sessions/{sessionId}/r
       '403',
       '404',
       '413',
+      '414',
       '429',
+      '431',
       '500',
       '503',
     ]);

@@ -284,9 +284,15 @@ describe('POST /api/v1/ag-ui/run', () => {
 
   it('is in the OpenAPI document (the WebSocket route is not)', async () => {
     const document = (await (await fetch(`${base}/openapi.json`)).json()) as {
-      paths: Record<string, Record<string, { operationId?: string }>>;
+      paths: Record<
+        string,
+        Record<string, { operationId?: string; responses: Record<string, { content: object }> }>
+      >;
     };
-    expect(document.paths['/api/v1/ag-ui/run']?.post?.operationId).toBe('agUiRun');
+    const run = document.paths['/api/v1/ag-ui/run']?.post;
+    expect(run?.operationId).toBe('agUiRun');
+    // The stream's own media type, not application/json.
+    expect(Object.keys(run?.responses['200']?.content ?? {})).toEqual(['text/event-stream']);
   });
 
   it('RUN_ERROR after the stream started (the text message is closed first); 5xx details stay inside', async () => {

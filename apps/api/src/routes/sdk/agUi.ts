@@ -5,8 +5,10 @@ import {
   callerSoleProject,
   errorResponses,
   HttpError,
+  mediaResponse,
   projectNotFound,
   requireCaller,
+  textBody,
 } from '@parley/http';
 import { ParleyError, type Pool } from '@parley/platform';
 import { SessionEndedError, type TurnRequest, type TurnResult } from '@parley/runtime';
@@ -136,7 +138,7 @@ export const agUiRoutes: FastifyPluginAsync<AgUiRouteOptions> = async (app, opti
     security: [{ apiKey: [] }, { bearer: [] }, { userJwt: [] }, { sdkToken: [] }],
     body: runAgentInput,
     response: {
-      200: { description: 'text/event-stream of AG-UI events', type: 'string' } as never,
+      200: mediaResponse('A stream of AG-UI events', { 'text/event-stream': textBody }),
       400: errorResponses.standard,
       401: errorResponses.authentication,
       403: errorResponses.standard,

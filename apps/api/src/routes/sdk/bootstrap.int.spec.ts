@@ -413,7 +413,15 @@ describe('OpenAPI', () => {
       in: 'header',
       name: 'X-Public-Key',
     });
-    expect(Object.keys(initPath.post.responses).sort()).toEqual(['201', '400', '401', '403', '429', '503']);
+    expect(Object.keys(initPath.post.responses).sort()).toEqual([
+      '201',
+      '400',
+      '401',
+      '403',
+      '429',
+      '431',
+      '503',
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { TRACE_EVENT_TYPES } from '@parley/events';
+import { mediaResponse, textBody } from '@parley/http';
 import { z } from 'zod';
 import { DEFAULT_LIMIT, MAX_LIMIT } from './traceQueries.js';
 
@@ -222,6 +223,7 @@ export const generationsPageShape = z.object({
   pagination,
   hasMore: z.boolean(),
 });
-export const csvShape = z
-  .string()
-  .describe('text/csv (RFC 4180): a header record, then one record per trace event');
+export const csvShape = mediaResponse(
+  'text/csv (RFC 4180): a header record, then one record per trace event',
+  { 'text/csv': textBody },
+);
