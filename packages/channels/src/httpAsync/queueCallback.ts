@@ -1,6 +1,6 @@
 import { httpAsyncStream, toAppend } from '@parley/events';
 import type { LogTransaction } from '@parley/eventstore';
-import { pgBossQueueExists } from '@parley/platform';
+import { isMissingRelation, pgBossQueueExists } from '@parley/platform';
 import type PgBoss from 'pg-boss';
 import { notifyChannelJob } from '../inbound/jobs.js';
 import {
@@ -83,10 +83,16 @@ export async function queueHttpAsyncCallback(
     attempt: input.firstAttempt,
     lastAttempt,
   };
-  const id = await deps.boss.send(HTTP_ASYNC_CALLBACK_QUEUE, data as unknown as object, {
-    id: httpAsyncAttemptJobId(deliveryId, input.firstAttempt),
-    db: { executeSql: (text, values) => tx.client.query(text, values) },
-  });
+  const id = await deps.boss
+    .send(HTTP_ASYNC_CALLBACK_QUEUE, data as unknown as object, {
+      id: httpAsyncAttemptJobId(deliveryId, input.firstAttempt),
+      db: { executeSql: (text, values) => tx.client.query(text, values) },
+    })
+    .catch((err: unknown) => {
+      // No pg-boss schema at all: the worker, which creates it with the queues, never ran.
+      if (isMissingRelation(err)) throw new QueueMissingError(HTTP_ASYNC_CALLBACK_QUEUE);
+      throw err;
+    });
   if (id === null) {
     // pg-boss answers null for a job id it has (a repeat: fine) and for a queue that does not exist
     // (the worker, which creates the queues, never ran: the transaction must not commit).

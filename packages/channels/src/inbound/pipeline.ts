@@ -1,6 +1,7 @@
 import { sessionStream, toAppend } from '@parley/events';
 import type { EventStore } from '@parley/eventstore';
 import {
+  isMissingRelation,
   isStorableText,
   type Logger,
   type Pool,
@@ -453,10 +454,18 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
         message,
         receivedAt: now().toISOString(),
       };
-      const sent = await boss.send(CHANNEL_INBOUND_QUEUE, data as unknown as object, {
-        id: jobId,
-        db: { executeSql: (text, values) => client.query(text, values) },
-      });
+      const sent = await boss
+        .send(CHANNEL_INBOUND_QUEUE, data as unknown as object, {
+          id: jobId,
+          db: { executeSql: (text, values) => client.query(text, values) },
+        })
+        .catch((err: unknown) => {
+          // No pg-boss schema at all: the worker, which creates it with the queues, never ran.
+          if (isMissingRelation(err)) {
+            throw new InboundQueueUnavailableError(`the ${CHANNEL_INBOUND_QUEUE} queue does not exist`);
+          }
+          throw err;
+        });
       if (sent === null)
         throw new InboundQueueUnavailableError(`the ${CHANNEL_INBOUND_QUEUE} queue does not exist`);
       await notifyChannelJob(client, CHANNEL_INBOUND_QUEUE);

@@ -626,74 +626,85 @@ describe('credentials, not found, not configured', () => {
     }
   });
 
-  it('before any worker ran: 503 CALLBACK_QUEUE_MISSING, queueing nothing, and an empty Activity log', async () => {
-    // A database whose pg-boss schema exists but whose queues were never created (no worker ran).
-    const fresh = await createTestDatabase([
-      eventStoreMigrations,
-      projectionRunnerMigrations,
-      authMigrations,
-      channelInboundMigrations,
-      httpAsyncMigrations,
-    ]);
-    const freshBoss = createChannelJobQueue(fresh.pool);
-    await freshBoss.start();
-    const freshStore = createPostgresEventStore({ pool: fresh.pool, connectionString: fresh.url, upcast });
-    const freshAuth = createAuthStore(fresh.pool);
-    const tenant = (await freshAuth.createTenant({ name: 'T' })).id;
-    const project = (await freshAuth.createProject({ tenantId: tenant, slug: 'p' })).id;
-    const key = (await freshAuth.createApiKey({ projectId: project, name: 'w', scopes: ['channels.write'] }))
-      .key;
-    const freshSubscriptions = createSubscriptionStore(fresh.pool, createKeyring(randomBytes(32)), {
-      checkUrl: (url) => checkCallbackUrl(url, { allowlist }),
-    });
-    const sub = (
-      await freshSubscriptions.create(project, {
-        displayName: 'x',
-        callbackUrl: 'https://127.0.0.1:8443/cb',
-        events: ['agent.response'],
-        authMode: 'hmac',
-        status: 'active',
-      })
-    ).subscription;
-    const freshApp = await buildApp({
-      logger: silentLogger(),
-      readiness: { database: async () => true, pendingMigrations: async () => [] },
-      httpAsyncActivity: {
-        verifyApiKey: (k) => freshAuth.verifyApiKey(k),
-        subscriptions: freshSubscriptions,
-        pool: fresh.pool,
-        store: freshStore,
-        boss: freshBoss,
-      },
-    });
-    try {
-      const res = await freshApp.inject({
-        method: 'POST',
-        url: `/api/projects/${project}/webhook-subscriptions/${sub.id}/test`,
-        headers: { 'x-api-key': key },
+  it.each([
+    ['whose pg-boss schema exists but whose queues were never created', true],
+    ['where pg-boss never ran at all (no schema: a 500 before)', false],
+  ])(
+    'before any worker ran, a database %s: 503 CALLBACK_QUEUE_MISSING, queueing nothing, and an empty Activity log',
+    async (_, bossRan) => {
+      // No worker ran: it creates the queues (and pg-boss its schema).
+      const fresh = await createTestDatabase([
+        eventStoreMigrations,
+        projectionRunnerMigrations,
+        authMigrations,
+        channelInboundMigrations,
+        httpAsyncMigrations,
+      ]);
+      const freshBoss = createChannelJobQueue(fresh.pool);
+      if (bossRan) await freshBoss.start();
+      const freshStore = createPostgresEventStore({ pool: fresh.pool, connectionString: fresh.url, upcast });
+      const freshAuth = createAuthStore(fresh.pool);
+      const tenant = (await freshAuth.createTenant({ name: 'T' })).id;
+      const project = (await freshAuth.createProject({ tenantId: tenant, slug: 'p' })).id;
+      const key = (
+        await freshAuth.createApiKey({ projectId: project, name: 'w', scopes: ['channels.write'] })
+      ).key;
+      const freshSubscriptions = createSubscriptionStore(fresh.pool, createKeyring(randomBytes(32)), {
+        checkUrl: (url) => checkCallbackUrl(url, { allowlist }),
       });
-      expect(res.statusCode).toBe(503);
-      expect(res.json()).toEqual(errorBody('CALLBACK_QUEUE_MISSING'));
-      // The projection was never registered either: an empty log, not an error.
-      const url = `/api/projects/${project}/webhook-subscriptions/${sub.id}/deliveries`;
-      const list = await freshApp.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
-      expect(list.statusCode).toBe(200);
-      expect(list.json()).toEqual({
-        success: true,
-        deliveries: [],
-        pagination: { total: 0, limit: 50, offset: 0 },
-        freshness: { position: null, recordedAt: null },
+      const sub = (
+        await freshSubscriptions.create(project, {
+          displayName: 'x',
+          callbackUrl: 'https://127.0.0.1:8443/cb',
+          events: ['agent.response'],
+          authMode: 'hmac',
+          status: 'active',
+        })
+      ).subscription;
+      const freshApp = await buildApp({
+        logger: silentLogger(),
+        readiness: { database: async () => true, pendingMigrations: async () => [] },
+        httpAsyncActivity: {
+          verifyApiKey: (k) => freshAuth.verifyApiKey(k),
+          subscriptions: freshSubscriptions,
+          pool: fresh.pool,
+          store: freshStore,
+          boss: freshBoss,
+        },
       });
-      const one = await freshApp.inject({ method: 'GET', url: `${url}/d-1`, headers: { 'x-api-key': key } });
-      expect(one.json()).toEqual(errorBody('DELIVERY_NOT_FOUND'));
-      expect(await freshStore.head()).toBeNull();
-    } finally {
-      await freshApp.close();
-      await freshBoss.stop({ graceful: false, wait: true, timeout: 5_000 });
-      await freshStore.close();
-      await fresh.close();
-    }
-  });
+      try {
+        const res = await freshApp.inject({
+          method: 'POST',
+          url: `/api/projects/${project}/webhook-subscriptions/${sub.id}/test`,
+          headers: { 'x-api-key': key },
+        });
+        expect(res.statusCode).toBe(503);
+        expect(res.json()).toEqual(errorBody('CALLBACK_QUEUE_MISSING'));
+        // The projection was never registered either: an empty log, not an error.
+        const url = `/api/projects/${project}/webhook-subscriptions/${sub.id}/deliveries`;
+        const list = await freshApp.inject({ method: 'GET', url, headers: { 'x-api-key': key } });
+        expect(list.statusCode).toBe(200);
+        expect(list.json()).toEqual({
+          success: true,
+          deliveries: [],
+          pagination: { total: 0, limit: 50, offset: 0 },
+          freshness: { position: null, recordedAt: null },
+        });
+        const one = await freshApp.inject({
+          method: 'GET',
+          url: `${url}/d-1`,
+          headers: { 'x-api-key': key },
+        });
+        expect(one.json()).toEqual(errorBody('DELIVERY_NOT_FOUND'));
+        expect(await freshStore.head()).toBeNull();
+      } finally {
+        await freshApp.close();
+        if (bossRan) await freshBoss.stop({ graceful: false, wait: true, timeout: 5_000 });
+        await freshStore.close();
+        await fresh.close();
+      }
+    },
+  );
 });
 
 describe('OpenAPI', () => {
