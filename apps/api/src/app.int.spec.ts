@@ -129,6 +129,7 @@ describe('answers given before any route runs', () => {
   it('414 URI_TOO_LONG, 400 for a bad URL and 431 for oversized headers, in the standard envelope, documented', async () => {
     const app = await buildApp({ logger: silentLogger(), readiness: readiness() });
     app.get('/things/:id', { schema: { response: { 200: { type: 'object' } } } }, async () => ({}));
+    app.get('/api/public/analytics/projects/:projectId/sessions', async () => ({}));
     await app.listen({ port: 0, host: '127.0.0.1' });
     try {
       const { port } = app.server.address() as AddressInfo;
@@ -142,6 +143,15 @@ describe('answers given before any route runs', () => {
       const bad = await fetch(`${base}/things/%ED%A0%80`);
       expect(bad.status).toBe(400);
       expect(await bad.json()).toMatchObject({ success: false, error: { code: 'BAD_REQUEST' } });
+      // On the analytics APIs, their own envelope (spec 000 §7).
+      const analytics = await fetch(`${base}/api/public/analytics/projects/%ED%A0%80/sessions`);
+      expect(analytics.status).toBe(400);
+      expect(await analytics.json()).toEqual({
+        success: false,
+        error: { code: 'BAD_REQUEST', message: expect.any(String), details: {} },
+        message: expect.any(String),
+        required: '',
+      });
       const headers = await fetch(`${base}/healthz`, { headers: { 'x-big': 'a'.repeat(20_000) } });
       expect(headers.status).toBe(431);
       expect(headers.headers.get('content-type')).toBe('application/json');
@@ -187,6 +197,6 @@ describe('OpenAPI', () => {
       '/openapi/recordings.json',
       '/readyz',
     ]);
-    expect(Object.keys(document.paths['/readyz'].get.responses).sort()).toEqual(['200', '431', '503']);
+    expect(Object.keys(document.paths['/readyz'].get.responses).sort()).toEqual(['200', '400', '431', '503']);
   });
 });

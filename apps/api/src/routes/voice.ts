@@ -89,6 +89,7 @@ export const voiceRoutes: FastifyPluginAsync<VoiceRouteOptions> = async (app, op
     querystring: z.object({ sessionId: z.string().describe('The Parley session the call belongs to') }),
     headers: z.object({ 'x-twilio-signature': z.string() }),
     body: callbackBody,
+    consumes: ['application/x-www-form-urlencoded'],
     response: {
       200: callbackReply.describe('The callback was verified and its facts are recorded'),
       400: errorResponses.standard,

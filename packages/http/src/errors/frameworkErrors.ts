@@ -1,5 +1,7 @@
 import type { Socket } from 'node:net';
+import { ParleyError } from '@parley/platform';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { type ApiFamily, toErrorReply } from './toErrorReply.js';
 
 /** The longest path parameter the router takes (buildApp's maxParamLength); longer: 414. */
 export const MAX_PARAM_LENGTH = 2048;
@@ -7,25 +9,24 @@ export const MAX_PARAM_LENGTH = 2048;
 const envelope = (code: string, message: string) =>
   JSON.stringify({ success: false, error: { code, message } });
 
+/** The API family of a URL, for answers given before routing (the analytics APIs have their own envelope). */
+const familyOf = (url: string): ApiFamily =>
+  url.startsWith('/api/public/analytics/') ? 'analytics' : 'platform';
+
 /**
- * Errors Fastify's router answers before any route or error handler runs, in the standard envelope
- * (spec 000 §7) instead of Fastify's own body: a path parameter over MAX_PARAM_LENGTH is 414
- * `URI_TOO_LONG`, a URL whose percent-encoding is not UTF-8 is 400 `BAD_REQUEST`. The messages never
- * echo the path (it can hold a media token). Fastify's `frameworkErrors` option.
+ * Errors Fastify's router answers before any route or error handler runs, in the envelope of the
+ * URL's API family (spec 000 §7) instead of Fastify's own body: a path parameter over
+ * MAX_PARAM_LENGTH is 414 `URI_TOO_LONG`, a URL whose percent-encoding is not UTF-8 is 400
+ * `BAD_REQUEST`. The messages never echo the path (it can hold a media token). Fastify's
+ * `frameworkErrors` option.
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  reply.header('x-request-id', request.id);
-  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    reply
-      .status(414)
-      .type('application/json')
-      .send(envelope('URI_TOO_LONG', `A path parameter is longer than ${MAX_PARAM_LENGTH} characters`));
-    return;
-  }
-  reply
-    .status(400)
-    .type('application/json')
-    .send(envelope('BAD_REQUEST', 'The URL is not valid (bad percent-encoding)'));
+  const refusal =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new ParleyError('URI_TOO_LONG', 414, `A path parameter is longer than ${MAX_PARAM_LENGTH} characters`)
+      : new ParleyError('BAD_REQUEST', 400, 'The URL is not valid (bad percent-encoding)');
+  const { status, body } = toErrorReply(refusal, { family: familyOf(request.url), requestId: request.id });
+  reply.header('x-request-id', request.id).status(status).type('application/json').send(JSON.stringify(body));
 }
 
 const CLIENT_ERRORS: Record<string, { status: number; reason: string; code: string; message: string }> = {

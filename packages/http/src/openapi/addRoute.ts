@@ -35,6 +35,8 @@ export interface RouteDefinition<P extends Part, Q extends Part, H extends Part,
   description?: string;
   tags?: string[];
   operationId?: string;
+  /** The body's media types, for the document; default application/json. */
+  consumes?: string[];
   /** OpenAPI security requirements, e.g. `[{ apiKey: [] }]` (schemes of openApiPlugin). */
   security?: Array<Record<string, string[]>>;
   /**
@@ -85,6 +87,7 @@ export function addRoute<P extends Part, Q extends Part, H extends Part, B exten
   if (definition.tags !== undefined) schema.tags = definition.tags;
   if (definition.operationId !== undefined) schema.operationId = definition.operationId;
   if (definition.security !== undefined) schema.security = definition.security;
+  if (definition.consumes !== undefined) schema.consumes = definition.consumes;
   for (const [part, shape] of Object.entries(parts)) {
     if (shape !== undefined) schema[part] = jsonSchemaOf(shape, 'input');
   }

@@ -114,28 +114,32 @@ interface OpenApiDocument {
   paths?: Record<string, Record<string, { responses?: Record<string, unknown> }>>;
 }
 
-const standardError = (description: string) => ({
+const errorIn = (schema: 'StandardError' | 'AnalyticsError') => (description: string) => ({
   description,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/StandardError' } } },
+  content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
 });
+const standardError = errorIn('StandardError');
 
 /**
- * Answers the server gives before any route runs (frameworkErrors, clientErrorHandler), added to
- * every operation they can reach: 431 for headers over 16 KiB (any request); for paths with
- * parameters, 414 for a parameter over MAX_PARAM_LENGTH and 400 for a URL whose percent-encoding
- * is not UTF-8.
+ * Answers every operation can give before its handler runs, added where not documented already: 431
+ * for headers over 16 KiB (the HTTP server's, standard envelope); 400 for a URL whose
+ * percent-encoding is not UTF-8 or a path or query value holding text PostgreSQL cannot store
+ * (refuseUnstorableText: every query value counts, declared or not); for paths with parameters,
+ * 414 for one over MAX_PARAM_LENGTH. In the analytics envelope on the analytics APIs.
  */
 function withServerAnswers<T extends OpenApiDocument>(document: T): T {
   for (const [path, operations] of Object.entries(document.paths ?? {})) {
+    const error = errorIn(path.startsWith('/api/public/analytics/') ? 'AnalyticsError' : 'StandardError');
     for (const operation of Object.values(operations)) {
       const responses = operation.responses ?? {};
       operation.responses = responses;
       responses['431'] ??= standardError('REQUEST_HEADER_FIELDS_TOO_LARGE: request headers over 16 KiB');
-      if (!path.includes('{')) continue;
-      responses['414'] ??= standardError(
-        `URI_TOO_LONG: a path parameter over ${MAX_PARAM_LENGTH} characters`,
+      responses['400'] ??= error(
+        'BAD_REQUEST: the URL’s percent-encoding is not UTF-8; VALIDATION_ERROR: a path or query value holds text PostgreSQL cannot store',
       );
-      responses['400'] ??= standardError('BAD_REQUEST: the URL’s percent-encoding is not UTF-8');
+      if (path.includes('{')) {
+        responses['414'] ??= error(`URI_TOO_LONG: a path parameter over ${MAX_PARAM_LENGTH} characters`);
+      }
     }
   }
   return document;

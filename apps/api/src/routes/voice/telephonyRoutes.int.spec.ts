@@ -497,5 +497,11 @@ describe('OpenAPI', () => {
       { method: 'POST', url: '/api/v1/voice/status' },
     ];
     expect(openApiProblems(document, routes)).toEqual([]);
+    // The provider posts forms: the document says so, not application/json.
+    for (const path of ['/api/v1/voice/connect', '/api/v1/voice/status']) {
+      expect(Object.keys(document.paths[path].post.requestBody.content)).toEqual([
+        'application/x-www-form-urlencoded',
+      ]);
+    }
   });
 });

@@ -84,6 +84,7 @@ export const telephonyVoiceRoutes: FastifyPluginAsync<TelephonyVoiceRouteOptions
     validation: 'document' as const,
     headers: webhookHeaders,
     body: webhookBody,
+    consumes: ['application/x-www-form-urlencoded'],
   };
 
   addRoute(app, {
