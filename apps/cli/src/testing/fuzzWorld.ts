@@ -1,0 +1,193 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createAuthStore, SCOPE_NAMES } from '@parley/auth';
+import { createSdkTokens } from '@parley/http';
+import { loadConfig, silentLogger } from '@parley/platform';
+import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
+import { createProjectionRunner, type ProjectionRunner, projectionStatus } from '@parley/projection-runner';
+import type { FastifyInstance } from 'fastify';
+import { SignJWT } from 'jose';
+import { createApi } from '../apiServices.js';
+import { seedDemo } from '../commands/seed.js';
+import { openSystem, type System } from '../system.js';
+import { type OpenApiDocument, operationsOf } from './openApiOperations.js';
+
+/**
+ * Test-only: the whole API as `parley api` builds it (createApi over a migrated database), with a
+ * demo project seeded (sessions, traces, recordings, ledger), the read models caught up, and a
+ * credential of every kind the API takes; for the OpenAPI-driven fuzz test.
+ */
+export interface FuzzWorld {
+  app: FastifyInstance;
+  document: OpenApiDocument;
+  /** Headers of each security scheme of the document (apiKey, bearer, userJwt, sdkToken, publicKey…). */
+  credentials: Record<string, Record<string, string>>;
+  /**
+   * Values worth trying for a path parameter or field of this name in an operation's path: the
+   * seeded resources' ids, first the one most worth trying.
+   */
+  known(name: string, path: string): readonly string[] | undefined;
+  close(): Promise<void>;
+}
+
+export const FUZZ_ORIGIN = 'https://shop.example.com';
+const JWT_SECRET = randomBytes(24).toString('hex');
+const SDK_SECRET = randomBytes(24).toString('hex');
+
+async function caughtUp(system: System, runner: ProjectionRunner): Promise<void> {
+  await runner.start();
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const status = await projectionStatus(system.pool, system.store, system.projections);
+    const behind = status.flatMap((p) => p.generations).some((g) => g.eventsBehind > 0);
+    if (!behind) return;
+    if (Date.now() > deadline) throw new Error('the projections did not catch up');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Seeds through the API itself where it can: what it creates is what a client would. */
+async function seedThroughApi(app: FastifyInstance, key: string, projectId: string) {
+  const post = async (url: string, payload: object) => {
+    const res = await app.inject({ method: 'POST', url, headers: { 'x-api-key': key }, payload });
+    if (res.statusCode >= 300) throw new Error(`seeding ${url}: ${res.statusCode} ${res.body}`);
+    return res.json();
+  };
+  await post(`/api/v1/projects/${projectId}/agents`, { name: 'fuzz-agent', provider: 'scripted' });
+  const connection = await post(`/api/projects/${projectId}/channel-connections`, {
+    channelType: 'whatsapp',
+    externalIdentifier: '106540352242922',
+    credentials: { accessToken: 'wa-token', appSecret: 'wa-secret', verifyToken: 'wa-verify' },
+  });
+  const subscription = await post(`/api/projects/${projectId}/webhook-subscriptions`, {
+    displayName: 'Fuzz',
+    callbackUrl: 'https://127.0.0.1/callback',
+    events: ['agent.response'],
+  });
+  return {
+    connectionId: connection.connection?.id ?? connection.data?.id,
+    subscriptionId: subscription.subscription?.id,
+  };
+}
+
+export async function createFuzzWorld(): Promise<FuzzWorld> {
+  const db: TestDatabase = await createTestDatabase();
+  const mediaDir = await mkdtemp(join(tmpdir(), 'parley-fuzz-'));
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    LOG_LEVEL: 'silent',
+    MEDIA_DIR: mediaDir,
+    CHANNEL_CREDENTIALS_KEY: randomBytes(32).toString('base64'),
+    SDK_TOKEN_SECRET: SDK_SECRET,
+    JWT_SECRET,
+    // The fuzz is one tenant's burst: the rate limits are not what it looks at (429 stays documented).
+    RATE_LIMIT_PER_SECOND: '1000000',
+    CHAT_SESSION_MESSAGES_PER_MINUTE: '100000',
+    HTTP_ASYNC_CALLBACK_ALLOWLIST: '127.0.0.1',
+    VOICE_ENABLED: 'true',
+    VOICE_RTC_URL: 'wss://127.0.0.1:7880',
+    VOICE_RTC_API_KEY: 'APIfuzz',
+    VOICE_RTC_API_SECRET: randomBytes(24).toString('hex'),
+  });
+  const system = await openSystem(config, silentLogger(), { database: 'external', migrate: true });
+  const seeded = await seedDemo(system, { sessions: 4, projectSlug: 'fuzz', randomSeed: 17 });
+  const runner = createProjectionRunner({
+    pool: system.pool,
+    store: system.store,
+    projections: system.projections,
+    pollIntervalMs: 50,
+  });
+  await caughtUp(system, runner);
+
+  const { tenant, project } = seeded.demo;
+  const auth = createAuthStore(system.pool);
+  const key = (await auth.createApiKey({ projectId: project.id, name: 'fuzz', scopes: SCOPE_NAMES })).key;
+  const publicKey = (
+    await auth.createPublicApiKey({
+      projectId: project.id,
+      allowedOrigins: [FUZZ_ORIGIN],
+      permissions: { chat: true, voice: true },
+    })
+  ).key;
+  const jwt = await new SignJWT({
+    tenant_id: tenant.id,
+    project_ids: [project.id],
+    scope: SCOPE_NAMES.join(' '),
+  })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject('user_fuzz')
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode(JWT_SECRET));
+  const sdkToken = (
+    await createSdkTokens({ secret: SDK_SECRET }).issue({
+      tenantId: tenant.id,
+      projectId: project.id,
+      sub: 'visitor_fuzz',
+      origin: FUZZ_ORIGIN,
+    })
+  ).token;
+
+  const api = await createApi(system);
+  await api.app.ready();
+  const ids = await seedThroughApi(api.app, key, project.id);
+  const document = (await api.app.inject('/openapi.json')).json() as OpenApiDocument;
+  if (operationsOf(document).length < 50) throw new Error('the OpenAPI document lists too few operations');
+
+  const sessions = seeded.showcases.map((s) => s.sessionId);
+  const known: Record<string, readonly string[]> = {
+    projectId: [project.id, 'proj_missing'],
+    sessionId: [...sessions.slice(0, 3), 'sess_missing'],
+    sessionIds: sessions.slice(0, 2),
+    name: ['fuzz-agent', 'session-summaries', 'llm-ledger'],
+    agentName: ['fuzz-agent'],
+    connectionId: [ids.connectionId ?? 'missing'],
+    subscription_id: [ids.subscriptionId ?? 'missing'],
+    project_id: [project.id],
+    channelType: ['whatsapp', 'telegram', 'slack', 'sms', 'vxml', 'contact_center', 'nope'],
+    connectionIdentifier: ['106540352242922'],
+    // Query values the handlers parse themselves (typed as plain strings in the document).
+    fromDate: ['2020-01-01T00:00:00Z', '2020-01-01'],
+    toDate: ['2100-01-01T00:00:00Z'],
+    limit: ['1', '10'],
+    offset: ['0', '3'],
+    dataMode: ['summary', 'full'],
+    format: ['csv'],
+    include: ['metrics'],
+    status: ['ended', 'active', 'success', 'failed'],
+    environment: ['dev', 'production', 'development'],
+    containmentType: ['contained', 'escalated'],
+    eventType: ['llm_call', 'tool_call', 'decision'],
+    sortBy: ['timestamp', 'cost'],
+    sortOrder: ['asc', 'desc'],
+    groupBy: ['model', 'provider'],
+    bucket: ['day', 'hour'],
+    disposition: ['inline', 'attachment'],
+    message: ['hello', '/say hi'],
+  };
+  return {
+    app: api.app,
+    document,
+    credentials: {
+      apiKey: { 'x-api-key': key },
+      bearer: { authorization: `Bearer ${key}` },
+      userJwt: { authorization: `Bearer ${jwt}` },
+      sdkToken: { 'x-sdk-token': sdkToken, origin: FUZZ_ORIGIN },
+      publicKey: { 'x-api-key': publicKey, origin: FUZZ_ORIGIN },
+      publicKeyInit: { 'x-public-key': publicKey, origin: FUZZ_ORIGIN },
+    },
+    known: (name, path) => {
+      if (name !== 'id') return known[name];
+      const id = path.includes('webhook-subscriptions') ? ids.subscriptionId : ids.connectionId;
+      return [id ?? 'missing', 'missing'];
+    },
+    async close() {
+      await api.close();
+      await runner.stop();
+      await system.close();
+      await db.close();
+      await rm(mediaDir, { recursive: true, force: true });
+    },
+  };
+}
