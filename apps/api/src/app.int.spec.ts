@@ -76,13 +76,22 @@ describe('conventions', () => {
     expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('answers unknown routes with the standard error envelope', async () => {
+  it('answers unknown routes with the standard error envelope (the analytics one under its APIs)', async () => {
     const app = await buildApp({ logger: silentLogger(), readiness: readiness() });
     const res = await app.inject('/nope?x=1');
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({
       success: false,
       error: { code: 'NOT_FOUND', message: 'no route for GET /nope' },
+    });
+    const analytics = await app.inject('/api/public/analytics/projects//sessions');
+    expect(analytics.statusCode).toBe(404);
+    const message = 'no route for GET /api/public/analytics/projects//sessions';
+    expect(analytics.json()).toEqual({
+      success: false,
+      error: { code: 'NOT_FOUND', message, details: {} },
+      message,
+      required: '',
     });
   });
 

@@ -1,9 +1,9 @@
-import { isUnstorableTextError } from '@parley/platform';
+import { isUnstorableTextError, ParleyError } from '@parley/platform';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Caller } from '../auth/caller.js';
 import type { Principal } from '../auth/principal.js';
-import { type ApiFamily, toErrorReply } from './toErrorReply.js';
+import { type ApiFamily, familyOfUrl, toErrorReply } from './toErrorReply.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -43,12 +43,12 @@ const plugin: FastifyPluginAsync = async (app) => {
     return reply.status(status).headers(headers).send(body);
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send({
-      success: false,
-      error: { code: 'NOT_FOUND', message: `no route for ${request.method} ${request.url.split('?')[0]}` },
-    }),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const notFound = new ParleyError('NOT_FOUND', 404, `no route for ${request.method} ${path}`);
+    const { status, body } = toErrorReply(notFound, { family: familyOfUrl(path), requestId: request.id });
+    return reply.status(status).send(body);
+  });
 };
 
 export const errorHandlerPlugin = fp(plugin, { name: '@parley/http/errors', fastify: '5.x' });

@@ -1,17 +1,13 @@
 import type { Socket } from 'node:net';
 import { ParleyError } from '@parley/platform';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { type ApiFamily, toErrorReply } from './toErrorReply.js';
+import { familyOfUrl, toErrorReply } from './toErrorReply.js';
 
 /** The longest path parameter the router takes (buildApp's maxParamLength); longer: 414. */
 export const MAX_PARAM_LENGTH = 2048;
 
 const envelope = (code: string, message: string) =>
   JSON.stringify({ success: false, error: { code, message } });
-
-/** The API family of a URL, for answers given before routing (the analytics APIs have their own envelope). */
-const familyOf = (url: string): ApiFamily =>
-  url.startsWith('/api/public/analytics/') ? 'analytics' : 'platform';
 
 /**
  * Errors Fastify's router answers before any route or error handler runs, in the envelope of the
@@ -25,7 +21,7 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
     error.code === 'FST_ERR_MAX_PARAM_LENGTH'
       ? new ParleyError('URI_TOO_LONG', 414, `A path parameter is longer than ${MAX_PARAM_LENGTH} characters`)
       : new ParleyError('BAD_REQUEST', 400, 'The URL is not valid (bad percent-encoding)');
-  const { status, body } = toErrorReply(refusal, { family: familyOf(request.url), requestId: request.id });
+  const { status, body } = toErrorReply(refusal, { family: familyOfUrl(request.url), requestId: request.id });
   reply.header('x-request-id', request.id).status(status).type('application/json').send(JSON.stringify(body));
 }
 

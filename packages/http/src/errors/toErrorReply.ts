@@ -9,6 +9,13 @@ import { type EnvelopeKind, HttpError } from './httpError.js';
  */
 export type ApiFamily = 'platform' | 'recordings' | 'analytics';
 
+/**
+ * The API family of a URL, for answers given where no route says (an unknown path, the router's
+ * own errors): the analytics APIs (spec 000 §4.2, §4.3) have an envelope of their own.
+ */
+export const familyOfUrl = (url: string): ApiFamily =>
+  url.startsWith('/api/public/analytics/') ? 'analytics' : 'platform';
+
 export interface ErrorReply {
   status: number;
   body: Record<string, unknown>;
