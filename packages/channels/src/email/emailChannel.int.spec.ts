@@ -406,6 +406,31 @@ describe('the email channel over SMTP', () => {
     expect(turns - before).toBe(1);
   });
 
+  it('keeps a mail with NUL bytes (header and body) with U+FFFD, recorded; never a 451 the sender retries forever', async () => {
+    const raw = [
+      'From: Nul Sender <nul@customer.example>',
+      'To: support@acme.example',
+      'Subject: Zero',
+      'Message-ID: <nul\u0000id@customer.example>',
+      'In-Reply-To: <unknown\u0000ref@customer.example>',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'hello\u0000world',
+      '',
+    ].join('\r\n');
+    await deliver({ envelope: { from: 'nul@customer.example', to: ['support@acme.example'] }, raw });
+    const rows = await inboundRows(ids.support as string, 'nul\ufffdid@customer.example');
+    expect(rows).toHaveLength(1);
+    const job = await boss.getJobById<InboundJobData>(
+      CHANNEL_INBOUND_QUEUE,
+      inboundJobId(ids.support as string, 'nul\ufffdid@customer.example'),
+    );
+    expect(job?.data.message.text).toBe('hello\ufffdworld');
+    expect(job?.data.message.metadata.unstorableTextReplaced).toEqual(
+      expect.arrayContaining(['messageId', 'inReplyTo', 'text']),
+    );
+  });
+
   it('answers an address at most once per autoReplyThresholdSeconds; the other answers stay in the session', async () => {
     const ask = async (n: number) => {
       await deliver({

@@ -1,4 +1,4 @@
-import type { Logger } from '@parley/platform';
+import { type Logger, replaceUnstorableText } from '@parley/platform';
 import { simpleParser } from 'mailparser';
 import {
   type AutomatedReason,
@@ -9,6 +9,7 @@ import {
 import { EMAIL_CHANNEL_TYPE } from '../adapters/email/emailSettings.js';
 import type { EmailThreadStore } from '../adapters/email/emailThreads.js';
 import type { InboundConnectionLookup, InboundPipeline } from '../inbound/pipeline.js';
+import { REPLACED_TEXT_METADATA_KEY } from '../inbound/storableMessages.js';
 import type { ResolvedConnection } from '../types.js';
 
 export type IgnoreReason = AutomatedReason | 'no_sender' | 'own_address' | 'own_message' | 'empty';
@@ -67,7 +68,9 @@ export function createEmailReceiver(deps: EmailReceiverDeps) {
         skipTextLinks: true,
         skipImageLinks: true,
       });
-      const email = readInboundEmail(parsed, mail.raw, now());
+      // Text PostgreSQL cannot store (a NUL in a header or an 8-bit body) becomes U+FFFD before any
+      // lookup: refused, the mail would be retried by the sender forever (docs/decisions.md).
+      const { value: email, replaced } = replaceUnstorableText(readInboundEmail(parsed, mail.raw, now()));
       const automated = automatedReason(parsed, mail.mailFrom);
       const outcomes: ReceiveOutcome[] = [];
       for (const connection of mail.connections) {
@@ -105,7 +108,15 @@ export function createEmailReceiver(deps: EmailReceiverDeps) {
         ];
         const sessionKey = (await deps.threads.sessionKeyOf(connection.id, refs)) ?? email.messageId;
         await deps.threads.record(connection.id, email.messageId, sessionKey, 'inbound');
-        const counts = await deps.pipeline.deliver(connection, [toNormalizedMessage(email, sessionKey)]);
+        const message = toNormalizedMessage(email, sessionKey);
+        if (replaced.length > 0) {
+          log.warn(
+            { fields: replaced },
+            'inbound email held text PostgreSQL cannot store: replaced with U+FFFD',
+          );
+          message.metadata = { ...message.metadata, [REPLACED_TEXT_METADATA_KEY]: replaced };
+        }
+        const counts = await deps.pipeline.deliver(connection, [message]);
         outcomes.push({
           connectionId: connection.id,
           kind: counts.accepted > 0 ? 'accepted' : 'duplicate',
