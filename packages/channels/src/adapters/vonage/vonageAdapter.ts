@@ -2,6 +2,7 @@ import type { ChannelAdapter, InboundRequest } from '../../adapter.js';
 import type { DeliveryReceipt, OutgoingMessage, ResolvedConnection, SendResult } from '../../types.js';
 import { headerValue, isRecord } from '../shared.js';
 import { type SmsOutput, toSmsOutput } from '../sms/smsTransform.js';
+import { webhookBodyProblem } from '../webhookBody.js';
 import { parseVonageInbound, parseVonageReceipts, smsApiParams, vonageNumberOf } from './vonagePayload.js';
 import { sendVonagePart } from './vonageSend.js';
 import { VONAGE_PROVIDER, vonageSettingsOf } from './vonageSettings.js';
@@ -41,6 +42,9 @@ export const createVonageAdapter = (options: VonageAdapterOptions = {}): VonageA
   return {
     channelType: 'sms',
     provider: VONAGE_PROVIDER,
+
+    // The Messages API posts JSON; the SMS API, JSON or a form.
+    checkBody: (req) => webhookBodyProblem(req, ['json', 'form']),
 
     verifyRequest(req, connection) {
       const secret = connection.credentials.signatureSecret ?? '';
