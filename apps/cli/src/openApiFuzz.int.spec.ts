@@ -1,9 +1,10 @@
+import { listOperations, type OpenApiOperation as Operation } from '@parley/http/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type FuzzRequest, mutatedRequest, payloadOf, urlOf, validRequest } from './testing/fuzzRequest.js';
 import { createFuzzWorld, type FuzzWorld } from './testing/fuzzWorld.js';
-import { type Operation, operationsOf, resolverOf } from './testing/openApiOperations.js';
 import { createResponseChecker } from './testing/responseCheck.js';
+import { resolverOf } from './testing/schemaArbitrary.js';
 
 // Nothing leaves this machine: the platforms' APIs (webhook registration) and DNS are outside the
 // system, so they are stood in for at their boundary. Loopback fetches go through; names other
@@ -60,7 +61,7 @@ async function send(operation: Operation, request: FuzzRequest) {
 describe('the OpenAPI document, fuzzed', () => {
   it('answers every generated and mutated request with a documented answer, never a 5xx', async () => {
     // Deletions last: the seeded resources stay for the operations that read or change them.
-    const operations = operationsOf(world.document).sort(
+    const operations = listOperations(world.document).sort(
       (a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'),
     );
     const check = createResponseChecker(world.document);
@@ -79,12 +80,15 @@ describe('the OpenAPI document, fuzzed', () => {
           fc.asyncProperty(requestsOf(operation, context), async (request) => {
             requests += 1;
             const res = await send(operation, request);
-            const seen = statuses.get(operation.id) ?? new Map<number, number>();
+            const seen = statuses.get(`${operation.method} ${operation.path}`) ?? new Map<number, number>();
             seen.set(res.statusCode, (seen.get(res.statusCode) ?? 0) + 1);
-            if (process.env.FUZZ_DEBUG !== undefined && operation.id.includes(process.env.FUZZ_DEBUG)) {
+            if (
+              process.env.FUZZ_DEBUG !== undefined &&
+              `${operation.method} ${operation.path}`.includes(process.env.FUZZ_DEBUG)
+            ) {
               console.log(res.statusCode, urlOf(operation, request).slice(0, 200), res.body.slice(0, 200));
             }
-            statuses.set(operation.id, seen);
+            statuses.set(`${operation.method} ${operation.path}`, seen);
             const problems = check(operation, {
               status: res.statusCode,
               contentType: res.headers['content-type'] as string | undefined,
@@ -109,7 +113,7 @@ describe('the OpenAPI document, fuzzed', () => {
               ? result.errorInstance.message
               : `${String(result.errorInstance)} (after ${result.numRuns} runs, ${result.numSkips} skips, interrupted ${result.interrupted})`;
           failures.push(
-            `${operation.id} (${kind}, seed ${result.seed}): ${error}\n  ${JSON.stringify(result.counterexample).slice(0, 400)}`,
+            `${`${operation.method} ${operation.path}`} (${kind}, seed ${result.seed}): ${error}\n  ${JSON.stringify(result.counterexample).slice(0, 400)}`,
           );
         }
       }

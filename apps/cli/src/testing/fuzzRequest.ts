@@ -1,5 +1,5 @@
+import type { OpenApiOperation as Operation, OpenApiParameter as Parameter } from '@parley/http/testing';
 import fc from 'fast-check';
-import type { Operation, Parameter } from './openApiOperations.js';
 import { type ArbitraryContext, type Schema, schemaArbitrary } from './schemaArbitrary.js';
 
 /**
@@ -71,13 +71,14 @@ export function validRequest(operation: Operation, context: ArbitraryContext): f
     }
     return fc.record(record, { requiredKeys: required });
   };
-  const body = operation.body
-    ? operation.body.required
-      ? schemaArbitrary(operation.body.schema, context)
-      : fc.option(schemaArbitrary(operation.body.schema, context), { nil: undefined })
+  const body = operation.requestBody
+    ? operation.requestBody.required
+      ? schemaArbitrary(operation.requestBody.schema, context)
+      : fc.option(schemaArbitrary(operation.requestBody.schema, context), { nil: undefined })
     : fc.constant(undefined);
-  const scheme =
-    operation.security.length > 0 ? fc.constantFrom(...operation.security) : fc.constant(undefined);
+  // One scheme of each alternative the operation takes (an alternative lists schemes sent together).
+  const schemes = (operation.security ?? []).flatMap((alternative) => alternative.slice(0, 1));
+  const scheme = schemes.length > 0 ? fc.constantFrom(...schemes) : fc.constant(undefined);
   return fc
     .record({ path: part('path'), query: part('query'), headers: part('header'), body, scheme })
     .map((r) => ({
@@ -168,7 +169,7 @@ function mutateBody(
   pick: number,
 ): FuzzRequest | undefined {
   const body = request.body ?? {};
-  const places = placesOf(body, operation.body?.schema);
+  const places = placesOf(body, operation.requestBody?.schema);
   if (kind === 'missing') {
     const required = places.filter((p) => p.required);
     const place = required[pick % Math.max(1, required.length)];
@@ -231,7 +232,7 @@ export function mutatedRequest(operation: Operation, context: ArbitraryContext):
       fc.nat(),
     )
     .map(([request, kind, where, pick]) => {
-      if (where === 'body' && operation.body) {
+      if (where === 'body' && operation.requestBody) {
         const mutated = mutateBody(request, operation, kind, pick);
         if (mutated) return { ...mutated, mutation: `body ${kind}` };
       }
@@ -276,7 +277,7 @@ export function payloadOf(
   request: FuzzRequest,
 ): { payload?: string; contentType?: string } {
   if (request.body === undefined && request.rawBody === undefined) return {};
-  const mediaType = operation.body?.mediaType ?? 'application/json';
+  const mediaType = operation.requestBody?.contentType ?? 'application/json';
   if (mediaType === 'application/x-www-form-urlencoded') {
     const fields = typeof request.body === 'object' && request.body !== null ? request.body : {};
     const form = Object.entries(fields).map(([k, v]) => `${encode(k)}=${encode(asText(v))}`);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAuthStore, SCOPE_NAMES } from '@parley/auth';
 import { createSdkTokens } from '@parley/http';
+import { listOperations, paramContext } from '@parley/http/testing';
 import { loadConfig, silentLogger } from '@parley/platform';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import { createProjectionRunner, type ProjectionRunner, projectionStatus } from '@parley/projection-runner';
@@ -12,7 +13,7 @@ import { SignJWT } from 'jose';
 import { createApi } from '../apiServices.js';
 import { seedDemo } from '../commands/seed.js';
 import { openSystem, type System } from '../system.js';
-import { type OpenApiDocument, operationsOf } from './openApiOperations.js';
+import type { OpenApiDocument } from './schemaArbitrary.js';
 
 /**
  * Test-only: the whole API as `parley api` builds it (createApi over a migrated database), with a
@@ -133,7 +134,7 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
   await api.app.ready();
   const ids = await seedThroughApi(api.app, key, project.id);
   const document = (await api.app.inject('/openapi.json')).json() as OpenApiDocument;
-  if (operationsOf(document).length < 50) throw new Error('the OpenAPI document lists too few operations');
+  if (listOperations(document).length < 50) throw new Error('the OpenAPI document lists too few operations');
 
   const sessions = seeded.showcases.map((s) => s.sessionId);
   const known: Record<string, readonly string[]> = {
@@ -179,7 +180,10 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
     },
     known: (name, path) => {
       if (name !== 'id') return known[name];
-      const id = path.includes('webhook-subscriptions') ? ids.subscriptionId : ids.connectionId;
+      // `{id}` is a subscription's or a connection's: the segment before it says which.
+      const id = paramContext(path, name).startsWith('webhook-subscriptions/')
+        ? ids.subscriptionId
+        : ids.connectionId;
       return [id ?? 'missing', 'missing'];
     },
     async close() {

@@ -1,5 +1,8 @@
 import { createRequire } from 'node:module';
-import type { OpenApiDocument, Operation } from './openApiOperations.js';
+import type { OpenApiOperation as Operation } from '@parley/http/testing';
+import type { OpenApiDocument } from './schemaArbitrary.js';
+
+type Responses = Record<string, { content?: Record<string, { schema?: unknown }> } | undefined>;
 
 // ajv (Fastify's own validator) with the 2020-12 dialect OpenAPI 3.1 uses, and its formats.
 const require = createRequire(import.meta.url);
@@ -57,10 +60,10 @@ export function createResponseChecker(document: OpenApiDocument) {
     const problems: string[] = [];
     const status = String(answer.status);
     if (answer.status >= 500 && answer.status !== 503) problems.push(`answered ${status}`);
-    const documented =
-      operation.responses[status] ?? operation.responses[`${status[0]}XX`] ?? operation.responses.default;
+    const responses = operation.responses as Responses;
+    const documented = responses[status] ?? responses[`${status[0]}XX`] ?? responses.default;
     if (documented === undefined) {
-      problems.push(`status ${status} is not documented (${Object.keys(operation.responses).join(', ')})`);
+      problems.push(`status ${status} is not documented (${Object.keys(responses).join(', ')})`);
       return problems;
     }
     const content = documented.content ?? {};

@@ -151,3 +151,19 @@ export function schemaArbitrary(
       return schema.properties ? objectArbitrary(schema, context, depth) : fc.jsonValue({ maxDepth: 2 });
   }
 }
+
+/** What the fuzz reads of /openapi.json beyond its operations: the shared schemas. */
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, unknown>>;
+  components?: { schemas?: Record<string, Schema> };
+}
+
+/** Resolves `#/components/schemas/X` of the document (listOperations leaves cyclic refs in place). */
+export function resolverOf(document: OpenApiDocument): (ref: string) => Schema | undefined {
+  return (ref) => {
+    const match = /^#\/components\/schemas\/(.+)$/.exec(ref);
+    return match?.[1] === undefined
+      ? undefined
+      : document.components?.schemas?.[decodeURIComponent(match[1])];
+  };
+}
