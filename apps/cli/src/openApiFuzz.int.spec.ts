@@ -39,7 +39,7 @@ const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 90_000);
 let world: FuzzWorld;
 beforeAll(async () => {
   world = await createFuzzWorld();
-}, 180_000);
+}, 240_000);
 afterAll(() => world?.close());
 
 async function send(operation: Operation, request: FuzzRequest) {

@@ -1,24 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createAuthStore, SCOPE_NAMES } from '@parley/auth';
 import { createSdkTokens } from '@parley/http';
 import { listOperations, paramContext } from '@parley/http/testing';
-import { loadConfig, silentLogger } from '@parley/platform';
-import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
-import { createProjectionRunner, type ProjectionRunner, projectionStatus } from '@parley/projection-runner';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT } from 'jose';
-import { createApi } from '../apiServices.js';
 import { seedDemo } from '../commands/seed.js';
-import { openSystem, type System } from '../system.js';
+import { startInProcessParley } from './inProcessParley.js';
 import type { OpenApiDocument } from './schemaArbitrary.js';
 
 /**
- * Test-only: the whole API as `parley api` builds it (createApi over a migrated database), with a
- * demo project seeded (sessions, traces, recordings, ledger), the read models caught up, and a
- * credential of every kind the API takes; for the OpenAPI-driven fuzz test.
+ * Test-only: Parley as `parley start` composes it (startInProcessParley: the API with every route
+ * and a worker), with a demo project seeded (sessions, traces, recordings, ledger), the read models
+ * caught up, and a credential of every kind the API takes; for the OpenAPI-driven fuzz test.
  */
 export interface FuzzWorld {
   app: FastifyInstance;
@@ -34,20 +26,6 @@ export interface FuzzWorld {
 }
 
 export const FUZZ_ORIGIN = 'https://shop.example.com';
-const JWT_SECRET = randomBytes(24).toString('hex');
-const SDK_SECRET = randomBytes(24).toString('hex');
-
-async function caughtUp(system: System, runner: ProjectionRunner): Promise<void> {
-  await runner.start();
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const status = await projectionStatus(system.pool, system.store, system.projections);
-    const behind = status.flatMap((p) => p.generations).some((g) => g.eventsBehind > 0);
-    if (!behind) return;
-    if (Date.now() > deadline) throw new Error('the projections did not catch up');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** Seeds through the API itself where it can: what it creates is what a client would. */
 async function seedThroughApi(app: FastifyInstance, key: string, projectId: string) {
@@ -74,33 +52,14 @@ async function seedThroughApi(app: FastifyInstance, key: string, projectId: stri
 }
 
 export async function createFuzzWorld(): Promise<FuzzWorld> {
-  const db: TestDatabase = await createTestDatabase();
-  const mediaDir = await mkdtemp(join(tmpdir(), 'parley-fuzz-'));
-  const config = loadConfig({
-    DATABASE_URL: db.url,
-    LOG_LEVEL: 'silent',
-    MEDIA_DIR: mediaDir,
-    CHANNEL_CREDENTIALS_KEY: randomBytes(32).toString('base64'),
-    SDK_TOKEN_SECRET: SDK_SECRET,
-    JWT_SECRET,
-    // The fuzz is one tenant's burst: the rate limits are not what it looks at (429 stays documented).
-    RATE_LIMIT_PER_SECOND: '1000000',
-    CHAT_SESSION_MESSAGES_PER_MINUTE: '100000',
-    HTTP_ASYNC_CALLBACK_ALLOWLIST: '127.0.0.1',
-    VOICE_ENABLED: 'true',
-    VOICE_RTC_URL: 'wss://127.0.0.1:7880',
-    VOICE_RTC_API_KEY: 'APIfuzz',
-    VOICE_RTC_API_SECRET: randomBytes(24).toString('hex'),
-  });
-  const system = await openSystem(config, silentLogger(), { database: 'external', migrate: true });
+  const parley = await startInProcessParley();
+  const { system, secrets } = parley;
   const seeded = await seedDemo(system, { sessions: 4, projectSlug: 'fuzz', randomSeed: 17 });
-  const runner = createProjectionRunner({
-    pool: system.pool,
-    store: system.store,
-    projections: system.projections,
-    pollIntervalMs: 50,
+  // Caught-up read models only widen what the requests reach (200s on reads instead of 404s): on a
+  // cluster other test runs keep busy, waiting for them must not fail the fuzz.
+  await parley.projected(120_000).catch((err: unknown) => {
+    console.warn(`[fuzz] read models not caught up, fuzzing anyway: ${String(err)}`);
   });
-  await caughtUp(system, runner);
 
   const { tenant, project } = seeded.demo;
   const auth = createAuthStore(system.pool);
@@ -120,9 +79,9 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject('user_fuzz')
     .setExpirationTime('1h')
-    .sign(new TextEncoder().encode(JWT_SECRET));
+    .sign(new TextEncoder().encode(secrets.jwt));
   const sdkToken = (
-    await createSdkTokens({ secret: SDK_SECRET }).issue({
+    await createSdkTokens({ secret: secrets.sdkToken }).issue({
       tenantId: tenant.id,
       projectId: project.id,
       sub: 'visitor_fuzz',
@@ -130,10 +89,10 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
     })
   ).token;
 
-  const api = await createApi(system);
-  await api.app.ready();
-  const ids = await seedThroughApi(api.app, key, project.id);
-  const document = (await api.app.inject('/openapi.json')).json() as OpenApiDocument;
+  const { app } = parley;
+  await app.ready();
+  const ids = await seedThroughApi(app, key, project.id);
+  const document = (await app.inject('/openapi.json')).json() as OpenApiDocument;
   if (listOperations(document).length < 50) throw new Error('the OpenAPI document lists too few operations');
 
   const sessions = seeded.showcases.map((s) => s.sessionId);
@@ -168,7 +127,7 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
     message: ['hello', '/say hi'],
   };
   return {
-    app: api.app,
+    app,
     document,
     credentials: {
       apiKey: { 'x-api-key': key },
@@ -186,12 +145,6 @@ export async function createFuzzWorld(): Promise<FuzzWorld> {
         : ids.connectionId;
       return [id ?? 'missing', 'missing'];
     },
-    async close() {
-      await api.close();
-      await runner.stop();
-      await system.close();
-      await db.close();
-      await rm(mediaDir, { recursive: true, force: true });
-    },
+    close: () => parley.close(),
   };
 }
