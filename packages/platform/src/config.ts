@@ -151,6 +151,44 @@ export const configSchema = z.object({
     .trim()
     .transform((v) => (v === '' ? undefined : v))
     .optional(),
+  /** Key of Anthropic's Messages API (`x-api-key`); set: agents with provider `anthropic` work. Never logged. */
+  ANTHROPIC_API_KEY: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .optional(),
+  /** Messages API endpoint without the version segment (`<base>/v1/messages`); default https://api.anthropic.com. */
+  ANTHROPIC_BASE_URL: optionalUrl,
+  /** `max_tokens` Parley asks the Messages API for (it requires one). */
+  ANTHROPIC_MAX_TOKENS: z.coerce.number().int().min(1).max(200_000).default(4096),
+  /** Whole time of one model call of the HTTP providers, retries included, ms; past it the call fails with `timeout`. */
+  LLM_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+  /** Retries the vendor SDKs make on 408/409/429/5xx and connection errors (Retry-After honoured). */
+  LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
+  /**
+   * Agent turns one process runs at once through the conversation endpoints (chat/send,
+   * chat/stream, chat/agent, AG-UI, web chat); more wait in the execution queue.
+   */
+  TURN_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(16),
+  /** Turns that may wait for a free slot; one more is refused with 429 QUEUE_FULL and Retry-After (spec 000 §7). */
+  TURN_QUEUE_DEPTH: z.coerce.number().int().min(0).max(100_000).default(64),
+  /**
+   * Agents' http tools: comma-separated CIDRs, addresses or host names their URLs may reach although
+   * they are not public (and over plain http), e.g. `10.0.0.0/8,crm.internal`. Unset: only https
+   * URLs whose every address is public (the SSRF guard of HTTP async callbacks, same syntax).
+   */
+  TOOL_HTTP_ALLOWLIST: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .optional(),
+  /** How long a suspended (asynchronous) tool waits for its callback by default, seconds; an agent's tool may say less. */
+  TOOL_SUSPENSION_TIMEOUT_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(30 * 86_400)
+    .default(86_400),
   /** HS256 secret of user JWT bearer tokens (at least 32 characters); never logged. Unset with JWT_JWKS_URL unset: JWTs are refused. */
   JWT_SECRET: z
     .string()

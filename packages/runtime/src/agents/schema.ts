@@ -1,7 +1,7 @@
 import { ENVIRONMENTS } from '@parley/events';
 import { z } from 'zod';
 
-export const AGENT_PROVIDERS = ['scripted', 'openai-compatible'] as const;
+export const AGENT_PROVIDERS = ['scripted', 'openai-compatible', 'anthropic'] as const;
 export type AgentProvider = (typeof AGENT_PROVIDERS)[number];
 
 /** Agent names go in URLs and CLI arguments: a letter or digit, then letters, digits, `_.-`. */
@@ -81,4 +81,5 @@ export type AgentPatch = z.input<typeof agentPatchSchema>;
 export const DEFAULT_MODELS: Record<AgentProvider, string> = {
   scripted: 'scripted-1',
   'openai-compatible': 'gpt-4o-mini',
+  anthropic: 'claude-sonnet-4-20250514',
 };

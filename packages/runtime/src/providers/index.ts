@@ -1,3 +1,10 @@
+export {
+  ANTHROPIC_API_VERSION,
+  ANTHROPIC_PROVIDER,
+  type AnthropicProviderOptions,
+  createAnthropicProvider,
+  DEFAULT_ANTHROPIC_BASE_URL,
+} from './anthropic/anthropicProvider.js';
 export { estimateTokens, estimateUsage, ZERO_USAGE } from './estimateUsage.js';
 export {
   type ChatCompletionAccumulator,
@@ -12,6 +19,7 @@ export { ProviderNotConfiguredError, UnknownProviderError } from './providerErro
 export {
   createProviderRegistry,
   DEFAULT_OPENAI_BASE_URL,
+  type ProviderConfig,
   type ProviderRegistryOptions,
 } from './providerRegistry.js';
 export { parseScript, SCRIPT_KEYWORDS, type Script, type ScriptCommand } from './scripted/parseScript.js';

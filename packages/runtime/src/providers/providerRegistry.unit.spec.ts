@@ -4,12 +4,13 @@ import { createProviderRegistry } from './providerRegistry.js';
 import type { LlmProvider } from './types.js';
 
 describe('provider registry', () => {
-  it('always has the scripted provider; openai-compatible only when configured', () => {
+  it('always has the scripted provider; openai-compatible and anthropic only when configured', () => {
     const bare = createProviderRegistry({ OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined });
     expect(bare.names()).toEqual(['scripted']);
     expect(bare.get('scripted').name).toBe('scripted');
     expect(() => bare.get('openai-compatible')).toThrow(ProviderNotConfiguredError);
-    expect(() => bare.get('anthropic')).toThrow(UnknownProviderError);
+    expect(() => bare.get('anthropic')).toThrow(ProviderNotConfiguredError);
+    expect(() => bare.get('gemini')).toThrow(UnknownProviderError);
 
     const local = createProviderRegistry({
       OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1',
@@ -17,6 +18,13 @@ describe('provider registry', () => {
     });
     expect(local.names()).toEqual(['openai-compatible', 'scripted']);
     expect(local.get('openai-compatible')).toBe(local.get('openai-compatible'));
+
+    const both = createProviderRegistry({
+      OPENAI_BASE_URL: undefined,
+      OPENAI_API_KEY: 'sk-x',
+      ANTHROPIC_API_KEY: 'sk-ant-x',
+    });
+    expect(both.names()).toEqual(['anthropic', 'openai-compatible', 'scripted']);
   });
 
   it('uses OpenAI when only a key is set, with the given fetch', async () => {
@@ -27,7 +35,7 @@ describe('provider registry', () => {
     };
     const registry = createProviderRegistry(
       { OPENAI_BASE_URL: undefined, OPENAI_API_KEY: 'sk-x' },
-      { fetch: fetchStub },
+      { fetch: fetchStub, maxRetries: 0 },
     );
     const response = await registry
       .get('openai-compatible')

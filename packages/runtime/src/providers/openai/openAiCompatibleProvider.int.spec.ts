@@ -67,7 +67,9 @@ const stream =
     else res.destroy();
   };
 
-const provider = () => createOpenAiCompatibleProvider({ baseUrl, apiKey: 'sk-test-0123456789abcdef' });
+/** No retries unless a test asks: each test sees exactly the answers it set. */
+const provider = (maxRetries = 0) =>
+  createOpenAiCompatibleProvider({ baseUrl, apiKey: 'sk-test-0123456789abcdef', maxRetries });
 const request = (overrides: Partial<LlmRequest> = {}): LlmRequest => ({
   model: 'gpt-4o-mini',
   messages: [
@@ -172,7 +174,6 @@ describe('openai-compatible provider', () => {
     const deltas: string[] = [];
     const response = await provider().complete(request({ stream: true }), (d) => deltas.push(d));
     expect(received[0]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
-    expect(received[0]?.headers.accept).toBe('text/event-stream');
     expect(deltas).toEqual(['Your', ' order', ' shipped', ' – it arrives Thursday 📦.']);
     expect(response).toMatchObject({
       text: textStreamText,
@@ -221,9 +222,30 @@ describe('openai-compatible provider', () => {
     expect(response.usage).toEqual(completeUsage({ inputTokens: 412, completionTokens: 51 }));
   });
 
-  it('429: a failed answer with the status, the provider message and Retry-After', async () => {
+  it('429 with Retry-After: the SDK waits as told and retries; out of retries, a failed answer', async () => {
+    const answers = [
+      json(429, rateLimitError, { 'retry-after': '1' }),
+      json(429, rateLimitError, { 'retry-after': '1' }),
+      json(200, completionJson),
+    ];
+    const at: number[] = [];
+    handler = (req, res, body) => {
+      at.push(Date.now());
+      return answers.shift()!(req, res, body);
+    };
+    const recovered = await provider(2).complete(request());
+    expect(recovered).toMatchObject({
+      finishReason: 'stop',
+      statusCode: 200,
+      text: completionJson.choices[0]!.message.content,
+    });
+    expect(received).toHaveLength(3);
+    expect(received.map((r) => r.headers['x-stainless-retry-count'])).toEqual(['0', '1', '2']);
+    // Retry-After: 1 second between attempts (the SDK's own backoff would be ~0.5 s).
+    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(900);
+
     handler = json(429, rateLimitError, { 'retry-after': '2' });
-    const response = await provider().complete(request({ stream: true }));
+    const response = await provider(0).complete(request({ stream: true }));
     expect(response).toMatchObject({
       finishReason: 'error',
       statusCode: 429,
@@ -231,6 +253,17 @@ describe('openai-compatible provider', () => {
       usage: completeUsage({ inputTokens: 0, completionTokens: 0 }),
       error: { code: 'http_429', message: rateLimitError.error.message, retryAfterSeconds: 2 },
     });
+  });
+
+  it('5xx: retried, then a failed answer with the last status', async () => {
+    let calls = 0;
+    handler = (req, res, body) => {
+      calls += 1;
+      return json(calls === 1 ? 503 : 500, serverError, { 'retry-after-ms': '10' })(req, res, body);
+    };
+    const response = await provider(1).complete(request());
+    expect(calls).toBe(2);
+    expect(response).toMatchObject({ finishReason: 'error', statusCode: 500, error: { code: 'http_500' } });
   });
 
   it('500 and 401: failed answers; a key echoed in a message is redacted', async () => {
