@@ -1,5 +1,6 @@
 import type { EventInput, KnownEvent, ParsedEvent } from './createCatalog.js';
 import { createCatalog } from './createCatalog.js';
+import { agentHandedOff, toolCallResumed, toolCallSuspended } from './schemas/agent.js';
 import { auditRecorded } from './schemas/audit.js';
 import {
   channelDeliveryReported,
@@ -46,6 +47,9 @@ export const eventCatalog = createCatalog([
   messageReceived,
   agentReplied,
   traceEventRecorded,
+  agentHandedOff,
+  toolCallSuspended,
+  toolCallResumed,
   llmCallRecorded,
   recordingStarted,
   recordingCompleted,

@@ -20,6 +20,7 @@ describe('the catalog', () => {
   it('lists every event type once, named as past-tense PascalCase facts', () => {
     expect([...eventTypes].sort()).toEqual(
       [
+        'AgentHandedOff',
         'AgentReplied',
         'AuditRecorded',
         'ChannelDeliveryReported',
@@ -46,13 +47,16 @@ describe('the catalog', () => {
         'SessionEnded',
         'SessionIdled',
         'SessionStarted',
+        'ToolCallResumed',
+        'ToolCallSuspended',
         'TraceEventRecorded',
         'VoiceCallStatusChanged',
       ].sort(),
     );
     for (const type of eventTypes) {
-      // Past tense: regular -ed, or an irregular participle (ChannelMessageSent).
-      expect(type).toMatch(/^[A-Z][A-Za-z]*(ed|Sent)$/);
+      // Past tense: regular -ed, or an irregular participle (ChannelMessageSent), or a phrasal
+      // verb's participle (AgentHandedOff).
+      expect(type).toMatch(/^[A-Z][A-Za-z]*(ed|Sent|edOff)$/);
       expect(eventCatalog.definitions[type].type).toBe(type);
     }
   });

@@ -33,6 +33,7 @@ export {
   UnknownEventTypeError,
   UnsupportedSchemaVersionError,
 } from './errors.js';
+export * from './schemas/agent.js';
 export {
   AUDIT_ACTIONS,
   type AuditAction,
@@ -132,6 +133,8 @@ export {
   type MessageReceivedData,
   messageReceived,
   messageReceivedSchema,
+  type ReplyMedia,
+  replyMediaSchema,
   type SessionArchivedData,
   type SessionEndedData,
   type SessionIdledData,

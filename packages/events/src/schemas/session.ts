@@ -186,6 +186,18 @@ export const actionSetSchema = z.object({
 });
 export type ActionSet = z.infer<typeof actionSetSchema>;
 
+/** One media item of a reply: a URL the agent's tools produced (never fetched or stored by Parley). */
+export const replyMediaSchema = z.object({
+  url: z.url({ protocol: /^https?$/ }).max(2048),
+  mimeType: z
+    .string()
+    .regex(/^[a-z]+\/[A-Za-z0-9.+-]+$/)
+    .max(128),
+  name: z.string().min(1).max(256).optional(),
+  caption: z.string().min(1).max(1024).optional(),
+});
+export type ReplyMedia = z.infer<typeof replyMediaSchema>;
+
 export const agentRepliedSchema = z.object({
   ...sessionScope,
   messageId: idSchema,
@@ -201,6 +213,8 @@ export const agentRepliedSchema = z.object({
   structuredOutput: jsonObjectSchema.optional(),
   /** The reply's ACTION_SET (buttons, select menus, text inputs), when the agent offered one. */
   actionSet: actionSetSchema.optional(),
+  /** Media the reply carries (HTTP async `agent.media`, channels that send media). */
+  media: z.array(replyMediaSchema).min(1).max(10).optional(),
   /** The agent answered with its fallback (HTTP async `outcome.usedFallback`). */
   usedFallback: z.boolean().optional(),
   /** Provenance for `response_metadata.isLlmGenerated` (spec 001 §4.9). */
