@@ -1,25 +1,5 @@
-/**
- * @parley/runtime: agents (configuration, packages/runtime/migrations) and the turn engine that
- * runs a conversation turn and records it in the session's stream.
- */
-export {
-  AGENT_PROVIDERS,
-  type Agent,
-  type AgentGuardrails,
-  type AgentInput,
-  type AgentPatch,
-  type AgentProvider,
-  type AgentStore,
-  type AgentToolDefinition,
-  agentGuardrailsSchema,
-  agentInputSchema,
-  agentNameSchema,
-  agentPatchSchema,
-  agentToolDefinitionSchema,
-  createAgentStore,
-  DEFAULT_AGENT,
-  DEFAULT_MODELS,
-} from './agents/index.js';
+// Agents (src/agents): their configuration and store.
+export * from './agents/index.js';
 export {
   MESSAGE_METADATA_LIMITS,
   type MessageMetadata,
@@ -29,15 +9,22 @@ export {
 export {
   createRuntime,
   DEFAULT_BLOCKED_REPLY,
+  DEFAULT_TIMEOUT_REPLY,
   FALLBACK_REPLY,
   MAX_LLM_CALLS_PER_TURN,
+  SuspensionNotRecordedError,
 } from './engine/runtime.js';
-export { HISTORY_LIMIT } from './engine/session.js';
-export { BUILTIN_TOOLS, runBuiltinTool } from './engine/tools.js';
+export { loadSession } from './engine/session/loadSession.js';
+export { evolveSession, HISTORY_LIMIT, type SessionView } from './engine/session/sessionView.js';
+export { RemoteAgentFailedError } from './engine/turn/remoteAgent.js';
 export type {
+  ResumeRequest,
+  ResumeResult,
   RunTurnOptions,
   Runtime,
   RuntimeDeps,
+  SuspendedTurn,
+  TurnReply,
   TurnRequest,
   TurnResult,
   TurnStreamEvent,
@@ -51,7 +38,18 @@ export {
   SessionEndedError,
   SessionNotFoundError,
 } from './errors.js';
+export { detectPii, luhnValid, type PiiFinding, redactPii } from './guardrails/pii.js';
 export { runtimeMigrations } from './migrations.js';
 // Providers and price cards (src/providers, src/pricing).
 export * from './pricing/index.js';
 export * from './providers/index.js';
+export {
+  type ClaimRefusal,
+  createSuspensionStore,
+  type SuspensionRecord,
+  type SuspensionStore,
+} from './suspensions/suspensionStore.js';
+export { BUILTIN_TOOLS, runBuiltinTool } from './tools/builtinTools.js';
+export type { ToolFetch } from './tools/httpTool.js';
+export { SYSTEM_TOOL_NAMES } from './tools/systemTools.js';
+export { SUSPENSION_HEADERS, suspensionCallbackUrl } from './tools/toolRunner.js';

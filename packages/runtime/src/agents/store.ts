@@ -1,17 +1,24 @@
-import { randomBytes } from 'node:crypto';
 import type { Environment } from '@parley/events';
 import type { Pool } from '@parley/platform';
 import { AgentExistsError, AgentNotFoundError, ProjectNotFoundError } from '../errors.js';
+import { type AgentRow, builtinDefault, COLUMNS, DEFAULT_AGENT, newAgentId, toAgent } from './agentRow.js';
 import {
+  type AgentContextAccess,
   type AgentGuardrails,
+  type AgentHandoffs,
   type AgentInput,
   type AgentPatch,
   type AgentProvider,
+  type AgentSystemTools,
   type AgentToolDefinition,
   agentInputSchema,
   agentPatchSchema,
   DEFAULT_MODELS,
+  missingSecrets,
 } from './schema.js';
+import { type SecretsCipher, SecretsMissingError, SecretsNotConfiguredError } from './secretsCipher.js';
+
+export { DEFAULT_AGENT, newAgentId } from './agentRow.js';
 
 export interface Agent {
   id: string;
@@ -23,39 +30,19 @@ export interface Agent {
   systemPrompt: string;
   tools: AgentToolDefinition[];
   guardrails: AgentGuardrails;
+  /** Every system tool's switch (defaults filled). */
+  systemTools: AgentSystemTools;
+  handoffs: AgentHandoffs;
+  contextAccess: AgentContextAccess;
+  /** Model calls per turn; DEFAULT_MAX_ITERATIONS when not set. */
+  maxIterations: number;
+  /** Names of the agent's secrets (their values are never read back, only used by its tools). */
+  secretNames: string[];
   environment: Environment | null;
   deploymentId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
-
-/**
- * The agent a project without agents talks to: scripted (offline, deterministic), offering the
- * built-in demo tools. It is never stored; creating an agent named `default` replaces it.
- */
-export const DEFAULT_AGENT: Omit<Agent, 'projectId' | 'createdAt' | 'updatedAt'> = Object.freeze({
-  id: 'agt_builtin_default',
-  name: 'default',
-  description: 'Built-in scripted agent (the project has no agents)',
-  provider: 'scripted',
-  model: 'scripted-1',
-  systemPrompt: 'You are a helpful assistant.',
-  tools: [
-    {
-      name: 'weather',
-      description: 'Weather forecast for a city (demo data)',
-      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-    },
-    {
-      name: 'lookup_order',
-      description: 'Status of an order by id (demo data)',
-      parameters: { type: 'object', properties: { orderId: { type: 'string' } }, required: ['orderId'] },
-    },
-  ],
-  guardrails: {},
-  environment: null,
-  deploymentId: null,
-});
 
 export interface AgentStore {
   /** AgentExistsError when the name is taken; ProjectNotFoundError when the project does not exist. */
@@ -72,62 +59,20 @@ export interface AgentStore {
    * oldest agent, else DEFAULT_AGENT.
    */
   resolve(projectId: string, name?: string): Promise<Agent>;
+  /** The agent's secrets, decrypted (for its tools only; never logged or returned by an API). */
+  secrets(agent: Pick<Agent, 'id' | 'projectId' | 'name'>): Promise<Record<string, string>>;
 }
-
-interface AgentRow {
-  id: string;
-  project_id: string;
-  name: string;
-  description: string | null;
-  provider: AgentProvider;
-  model: string;
-  system_prompt: string;
-  tools: AgentToolDefinition[];
-  guardrails: AgentGuardrails;
-  environment: Environment | null;
-  deployment_id: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-const toAgent = (r: AgentRow): Agent => ({
-  id: r.id,
-  projectId: r.project_id,
-  name: r.name,
-  description: r.description,
-  provider: r.provider,
-  model: r.model,
-  systemPrompt: r.system_prompt,
-  tools: r.tools,
-  guardrails: r.guardrails,
-  environment: r.environment,
-  deploymentId: r.deployment_id,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
-
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-/** `agt_` and 16 base62 characters, like the auth ids. */
-export function newAgentId(): string {
-  const bytes = randomBytes(16);
-  let out = 'agt_';
-  // 62 * 4 = 248 < 256: rejecting bytes >= 248 keeps every character equally likely.
-  for (let i = 0; out.length < 20; i++) {
-    const byte = i < bytes.length ? bytes[i]! : randomBytes(1)[0]!;
-    if (byte < 248) out += BASE62[byte % 62];
-  }
-  return out;
-}
-
-const COLUMNS = `id, project_id, name, description, provider, model, system_prompt, tools, guardrails,
-  environment, deployment_id, created_at, updated_at`;
 
 const pgCode = (err: unknown): string | undefined =>
   typeof err === 'object' && err !== null && 'code' in err
     ? String((err as { code: unknown }).code)
     : undefined;
 
-export function createAgentStore(pool: Pool): AgentStore {
+/**
+ * Agents in PostgreSQL (table `agents`). `cipher` (the credentials keyring) encrypts secrets; without
+ * it an agent can be stored only without secrets (SecretsNotConfiguredError otherwise).
+ */
+export function createAgentStore(pool: Pool, cipher?: SecretsCipher): AgentStore {
   const get = async (projectId: string, name: string): Promise<Agent | null> => {
     const { rows } = await pool.query<AgentRow>(
       `select ${COLUMNS} from agents where project_id = $1 and name = $2`,
@@ -136,17 +81,43 @@ export function createAgentStore(pool: Pool): AgentStore {
     return rows[0] === undefined ? null : toAgent(rows[0]);
   };
 
+  const seal = (agentId: string, secrets: Record<string, string>) => {
+    const names = Object.keys(secrets).sort();
+    if (names.length === 0) return { names, keyId: null, ciphertext: null };
+    if (cipher === undefined) throw new SecretsNotConfiguredError();
+    const { keyId, ciphertext } = cipher.encrypt(JSON.stringify(secrets), agentId);
+    return { names, keyId, ciphertext };
+  };
+
+  const open = async (agent: Pick<Agent, 'id' | 'projectId' | 'name'>): Promise<Record<string, string>> => {
+    const { rows } = await pool.query<{ secrets_key_id: string | null; secrets_ciphertext: Buffer | null }>(
+      'select secrets_key_id, secrets_ciphertext from agents where id = $1 and project_id = $2',
+      [agent.id, agent.projectId],
+    );
+    const row = rows[0];
+    if (row === undefined || row.secrets_key_id === null || row.secrets_ciphertext === null) return {};
+    if (cipher === undefined) throw new SecretsNotConfiguredError();
+    return JSON.parse(cipher.decrypt(row.secrets_key_id, row.secrets_ciphertext, agent.id)) as Record<
+      string,
+      string
+    >;
+  };
+
   return {
     async create(projectId, input) {
       const a = agentInputSchema.parse(input);
+      const id = newAgentId();
+      const sealed = seal(id, a.secrets ?? {});
       try {
         const { rows } = await pool.query<AgentRow>(
           `insert into agents (id, project_id, name, description, provider, model, system_prompt, tools,
-             guardrails, environment, deployment_id)
-           values ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10, $11)
+             guardrails, system_tools, handoffs, context_access, max_iterations, secret_names,
+             secrets_key_id, secrets_ciphertext, environment, deployment_id)
+           values ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10::jsonb, $11::jsonb, $12::jsonb,
+             $13, $14, $15, $16, $17, $18)
            returning ${COLUMNS}`,
           [
-            newAgentId(),
+            id,
             projectId,
             a.name,
             a.description ?? null,
@@ -155,6 +126,13 @@ export function createAgentStore(pool: Pool): AgentStore {
             a.systemPrompt,
             JSON.stringify(a.tools),
             JSON.stringify(a.guardrails),
+            JSON.stringify(a.systemTools ?? {}),
+            JSON.stringify(a.handoffs ?? {}),
+            JSON.stringify(a.contextAccess ?? {}),
+            a.maxIterations ?? null,
+            sealed.names,
+            sealed.keyId,
+            sealed.ciphertext,
             a.environment ?? null,
             a.deploymentId ?? null,
           ],
@@ -179,20 +157,45 @@ export function createAgentStore(pool: Pool): AgentStore {
 
     async update(projectId, name, patch) {
       const p = agentPatchSchema.parse(patch);
+      const current = await get(projectId, name);
+      if (current === null) throw new AgentNotFoundError(name);
       const sets: string[] = [];
       const values: unknown[] = [projectId, name];
       const set = (column: string, value: unknown, cast = '') => {
         values.push(value);
         sets.push(`${column} = $${values.length}${cast}`);
       };
+      const json = (column: string, value: unknown) => set(column, JSON.stringify(value), '::jsonb');
       if (p.description !== undefined) set('description', p.description);
       if (p.provider !== undefined) set('provider', p.provider);
       if (p.model !== undefined) set('model', p.model);
       if (p.systemPrompt !== undefined) set('system_prompt', p.systemPrompt);
-      if (p.tools !== undefined) set('tools', JSON.stringify(p.tools), '::jsonb');
-      if (p.guardrails !== undefined) set('guardrails', JSON.stringify(p.guardrails), '::jsonb');
+      if (p.tools !== undefined) json('tools', p.tools);
+      if (p.guardrails !== undefined) json('guardrails', p.guardrails);
+      if (p.systemTools !== undefined) json('system_tools', p.systemTools);
+      if (p.handoffs !== undefined) json('handoffs', p.handoffs);
+      if (p.contextAccess !== undefined) json('context_access', p.contextAccess);
+      if (p.maxIterations !== undefined) set('max_iterations', p.maxIterations);
       if (p.environment !== undefined) set('environment', p.environment);
       if (p.deploymentId !== undefined) set('deployment_id', p.deploymentId);
+      let secretNames = new Set(current.secretNames);
+      if (p.secrets !== undefined) {
+        const merged = current.secretNames.length === 0 ? {} : await open(current);
+        for (const [key, value] of Object.entries(p.secrets)) {
+          if (value === null) delete merged[key];
+          else merged[key] = value;
+        }
+        const sealed = seal(current.id, merged);
+        set('secret_names', sealed.names);
+        set('secrets_key_id', sealed.keyId);
+        set('secrets_ciphertext', sealed.ciphertext);
+        secretNames = new Set(sealed.names);
+      }
+      const missing = missingSecrets(
+        { tools: p.tools ?? current.tools, handoffs: p.handoffs ?? current.handoffs },
+        secretNames,
+      );
+      if (missing.length > 0) throw new SecretsMissingError(missing);
       sets.push('updated_at = now()');
       const { rows } = await pool.query<AgentRow>(
         `update agents set ${sets.join(', ')} where project_id = $1 and name = $2 returning ${COLUMNS}`,
@@ -225,14 +228,7 @@ export function createAgentStore(pool: Pool): AgentStore {
       );
       return rows[0] === undefined ? builtinDefault(projectId) : toAgent(rows[0]);
     },
+
+    secrets: open,
   };
 }
-
-const EPOCH = new Date(0);
-const builtinDefault = (projectId: string): Agent => ({
-  ...DEFAULT_AGENT,
-  tools: DEFAULT_AGENT.tools.map((t) => ({ ...t })),
-  projectId,
-  createdAt: EPOCH,
-  updatedAt: EPOCH,
-});

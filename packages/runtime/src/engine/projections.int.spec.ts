@@ -92,7 +92,9 @@ describe('runtime sessions in the read models', () => {
       limit: 100,
       offset: 0,
     });
-    expect(ledger.total).toBe(6);
+    // Ending and escalating are tool calls too: those turns make two model calls each.
+    expect(ledger.total).toBe(8);
+    expect(ledger.generations.filter((g) => g.sourceSubtype === 'tool_use_iteration')).toHaveLength(3);
     for (const g of ledger.generations) {
       expect(g).toMatchObject({
         provider: 'scripted',

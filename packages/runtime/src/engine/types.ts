@@ -1,8 +1,11 @@
-import type { ActionSet, ContainmentType, Environment, SessionState } from '@parley/events';
+import type { ActionSet, ContainmentType, Environment, ReplyMedia, SessionState } from '@parley/events';
 import type { EventStore } from '@parley/eventstore';
 import type { Logger, Pool } from '@parley/platform';
+import type { AgentStore } from '../agents/store.js';
 import type { PriceCards } from '../pricing/index.js';
 import type { ProviderRegistry } from '../providers/types.js';
+import type { SuspensionStore } from '../suspensions/suspensionStore.js';
+import type { ToolFetch } from '../tools/httpTool.js';
 
 /** One user message for the agent of a project (spec 001 §4.3 chat/send and chat/stream). */
 export interface TurnRequest {
@@ -36,14 +39,22 @@ export interface TurnRequest {
   sentAt?: string;
   /**
    * Turn-scoped message metadata (A2A `message.metadata.messageMetadata`, already validated with
-   * messageMetadataSchema): recorded on MessageReceived and readable in this turn's system prompt
-   * as `{{session.messageMetadata.…}}` / `{{message_metadata.…}}`; not kept for later turns.
+   * messageMetadataSchema): recorded on MessageReceived and readable in this turn only, as
+   * `{{session.messageMetadata.…}}` / `{{message_metadata.…}}` in the system prompt and in http tool
+   * templates, and through `contextAccess.read` (`session.messageMetadata`, `message_metadata`).
    */
   messageMetadata?: Record<string, unknown>;
+  /**
+   * Where a reply that comes later goes (a suspended tool's, delivered once its callback came): the
+   * channel layer's own description (JSON), given back with the resumed turn. Absent: nowhere but
+   * the session's transcript.
+   */
+  origin?: Record<string, unknown>;
 }
 
 export type TurnStreamEvent =
   | { type: 'text_delta'; messageId: string; delta: string }
+  /** One per LLM call of the turn, as each call ends (spec 001 §4.3 `usage`). */
   | { type: 'usage'; inputTokens: number; outputTokens: number };
 
 export interface TurnUsage {
@@ -55,6 +66,24 @@ export interface TurnUsage {
   totalTokens: number;
 }
 
+export interface TurnReply {
+  messageId: string;
+  text: string;
+  actionSet?: ActionSet;
+  media?: ReplyMedia[];
+  /** The agent's fallback reply (the turn ran out of model calls), as on AgentReplied. */
+  usedFallback: boolean;
+  /** The model wrote the reply (not the fallback, not a guardrail's blocked reply), as on AgentReplied. */
+  isLlmGenerated: boolean;
+}
+
+/** A turn whose tool suspended it: the reply comes once the tool's callback does (or its timeout). */
+export interface SuspendedTurn {
+  suspensionId: string;
+  toolName: string;
+  expiresAt: string;
+}
+
 export interface TurnResult {
   sessionId: string;
   /** True when this turn started the session. */
@@ -62,16 +91,16 @@ export interface TurnResult {
   userMessageId: string;
   /** The agent that answered (after any handoff). */
   agentName: string;
-  reply: {
-    messageId: string;
-    text: string;
-    actionSet?: ActionSet;
-    /** The agent's fallback reply (the turn ran out of model calls), as on AgentReplied. */
-    usedFallback: boolean;
-    /** The model wrote the reply (not the fallback, not a guardrail's blocked reply), as on AgentReplied. */
-    isLlmGenerated: boolean;
-  };
-  /** LLM calls made in the turn (0 when an input guardrail blocked the message). */
+  /**
+   * The reply. For a suspended turn (`suspended` set) nothing is recorded yet: `messageId` is the id
+   * the reply will have, and `text` the tool's pending reply for a caller that waits on this request.
+   */
+  reply: TurnReply;
+  /** Set when a tool suspended the turn; the reply is delivered later (docs/agents.md "Suspended tools"). */
+  suspended: SuspendedTurn | null;
+  /** Set when the agent handed the conversation off in this turn. */
+  handedOff: null | { from: string; to: string; remote: boolean };
+  /** LLM calls made in the turn (guardrail checks included; 0 when an input guardrail blocked the message). */
   llmCalls: number;
   /** Summed over every LLM call of the turn. */
   usage: TurnUsage;
@@ -87,8 +116,33 @@ export interface RunTurnOptions {
   onEvent?: (event: TurnStreamEvent) => void;
 }
 
+/** A suspension's callback (or its timeout), to resume the turn it suspended. */
+export interface ResumeRequest {
+  suspensionId: string;
+  /** `completed`: the external system's result; `timed_out`: no callback came in time. */
+  outcome: 'completed' | 'timed_out';
+  /** The callback's JSON body (completed only). */
+  result?: unknown;
+}
+
+export interface ResumeResult {
+  sessionId: string;
+  projectId: string;
+  tenantId: string;
+  /** The TurnRequest.origin of the suspended turn. */
+  origin: Record<string, unknown> | null;
+  result: TurnResult;
+}
+
 export interface Runtime {
   runTurn(req: TurnRequest, options?: RunTurnOptions): Promise<TurnResult>;
+  /**
+   * Resumes a suspended turn (its suspension already claimed by the callback route or the timeout
+   * sweep). SuspensionNotRecordedError while the turn's ToolCallSuspended is not in the log yet
+   * (the callback came back before the turn was recorded): retry. Null: nothing to deliver (the
+   * session ended meanwhile, or a timeout of a turn that was never recorded).
+   */
+  resume(req: ResumeRequest): Promise<ResumeResult | null>;
   /**
    * Ends a session (status `ended`, reason default `api`). Ending an ended session is a no-op
    * that answers `{ ended: false, status: <its end state> }`.
@@ -107,4 +161,19 @@ export interface RuntimeDeps {
   priceCards: PriceCards;
   now?: () => Date;
   logger: Logger;
+  /** The agent store (default: createAgentStore(pool, secrets)). */
+  agents?: AgentStore;
+  /**
+   * The credentials keyring (CHANNEL_CREDENTIALS_KEY): agents' secrets and suspensions' signing
+   * secrets. Absent: agents without secrets only, and no suspending tools.
+   */
+  secrets?: import('../agents/secretsCipher.js').SecretsCipher;
+  /** The fetch of http tools and remote (A2A) agents: the SSRF-guarded one in production. Absent: they fail. */
+  toolFetch?: ToolFetch;
+  /** Where external systems reach Parley (suspension callback URLs). Absent: no suspending tools. */
+  publicBaseUrl?: string;
+  /** How long a suspension waits for its callback when its tool says nothing (default 86 400 s). */
+  suspensionTimeoutSeconds?: number;
+  /** The suspension store (default: createSuspensionStore(pool, secrets) when `secrets` is given). */
+  suspensions?: SuspensionStore;
 }

@@ -22,14 +22,20 @@ export {
   type ProviderConfig,
   type ProviderRegistryOptions,
 } from './providerRegistry.js';
-export { parseScript, SCRIPT_KEYWORDS, type Script, type ScriptCommand } from './scripted/parseScript.js';
-export { endStatusFor } from './scripted/scriptDirectives.js';
+export {
+  parseScript,
+  SCRIPT_END_TYPES,
+  SCRIPT_KEYWORDS,
+  type Script,
+  type ScriptCommand,
+} from './scripted/parseScript.js';
 export {
   createScriptedProvider,
   SCRIPTED_MODEL,
   SCRIPTED_PROVIDER,
   type ScriptedProviderOptions,
 } from './scripted/scriptedProvider.js';
+export { toolCallsOf } from './scripted/scriptToolCalls.js';
 export type {
   FinishReason,
   LlmError,
@@ -40,7 +46,6 @@ export type {
   LlmRole,
   LlmUsage,
   ProviderRegistry,
-  ScriptDirective,
   ToolCall,
   ToolDefinition,
 } from './types.js';

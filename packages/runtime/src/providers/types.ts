@@ -1,4 +1,4 @@
-import type { ActionSet, ContainmentType, TokenUsage } from '@parley/events';
+import type { TokenUsage } from '@parley/events';
 
 /**
  * The LLM provider port: what the turn engine needs from a model, whatever serves it. A provider
@@ -56,29 +56,6 @@ export interface LlmError {
   retryAfterSeconds?: number;
 }
 
-/**
- * Directives only the scripted provider produces (a real model expresses these through tool
- * calls the turn engine interprets). The engine acts on them after the call that returned them.
- */
-export type ScriptDirective =
-  /** Hand the conversation to another agent (trace: decision(handoff) + handoff). */
-  | { kind: 'handoff'; agentName: string; reason?: string }
-  /** End the session with this containment; `status` is the matching end state. */
-  | {
-      kind: 'end';
-      containmentType: ContainmentType;
-      status: 'completed' | 'escalated' | 'abandoned';
-      reason: string;
-    }
-  /** A guardrail evaluation with its outcome; `blocked` means the reply text is the refusal. */
-  | { kind: 'guardrail'; name: string; outcome: 'passed' | 'blocked'; reason?: string }
-  /** A routing or workflow decision (trace: decision with decisionKind). */
-  | { kind: 'decision'; decisionKind: string; choice?: string }
-  /** A conversation state change (trace: state_change). */
-  | { kind: 'state_change'; name: string; value?: string }
-  /** Interactive output attached to the reply. */
-  | { kind: 'action_set'; actionSet: ActionSet };
-
 export interface LlmResponse {
   text: string;
   toolCalls: ToolCall[];
@@ -97,8 +74,6 @@ export interface LlmResponse {
   error?: LlmError;
   /** True when the provider reported no usage and the counts are our ~4 characters/token estimate. */
   usageEstimated?: boolean;
-  /** Scripted only: directives the turn engine acts on (handoff, end with containment, guardrail, action set...). */
-  directives?: ScriptDirective[];
 }
 
 export interface LlmProvider {

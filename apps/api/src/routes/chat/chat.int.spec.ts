@@ -526,7 +526,7 @@ describe('session limits (spec 000 §8)', () => {
     expect(other.status).toBe(200);
     // An agent-ended session and an explicitly ended one both free their place.
     await post(`/api/v1/sessions/${a.sessionId}/end`, undefined, { 'x-api-key': mine.key }, url);
-    const c = await send({ projectId: mine.projectId, message: 'c, then done /end contained' });
+    const c = await send({ projectId: mine.projectId, message: 'c, then done /end contained_resolved' });
     expect(c.status).toBe(200);
     expect((await send({ projectId: mine.projectId, message: 'd' })).status).toBe(200);
   });

@@ -193,7 +193,7 @@ describe('POST /api/v1/ag-ui/run', () => {
 
   it('a thread whose session ended goes on in a new session; ACTION_SETs come as CUSTOM parley.action_set', async () => {
     const headers = await sdkHeaders({ sub: 'ender' });
-    const bye = await events(await run(input('/say bye /end contained', 'thread_c'), headers));
+    const bye = await events(await run(input('/say bye /end contained_resolved', 'thread_c'), headers));
     const byeResult = bye.at(-1)!.result as Json;
     expect(byeResult.ended).toMatchObject({ status: expect.any(String) });
     const next = await events(await run(input('/say hello /buttons Yes | No', 'thread_c'), headers));

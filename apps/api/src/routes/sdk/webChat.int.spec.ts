@@ -390,7 +390,7 @@ describe('GET /api/v1/sdk/ws: the web chat WebSocket', () => {
   it('an ended session: the reply says so and the next message starts a new session', async () => {
     const client = await connect(`${base}${path}?token=${await tokenFor()}`, { origin: ORIGIN });
     await client.next();
-    client.send({ type: 'message', text: '/say bye /end contained' });
+    client.send({ type: 'message', text: '/say bye /end contained_resolved' });
     const bye = (await client.until('reply')).at(-1)!;
     expect(bye.ended).toMatchObject({ status: expect.any(String) });
     client.send({ type: 'message', text: '/say hello again' });

@@ -1,4 +1,11 @@
-import { CONTAINMENT_TYPES, type ContainmentType } from '@parley/events';
+/** The containment types `/end` takes: what the end_conversation system tool takes, and `escalated` (the escalate tool). */
+export const SCRIPT_END_TYPES = [
+  'contained_resolved',
+  'contained_partial',
+  'contained_unresolved',
+  'escalated',
+] as const;
+export type ScriptEndType = (typeof SCRIPT_END_TYPES)[number];
 
 /**
  * The scripted provider's keywords. A command starts with `/keyword` at the start of the message
@@ -10,12 +17,10 @@ export const SCRIPT_KEYWORDS = [
   'handoff',
   'end',
   'escalate',
-  'guardrail',
-  'decision',
-  'state',
   'buttons',
   'select',
   'input',
+  'media',
   'error',
   'length',
   'reason',
@@ -27,13 +32,11 @@ export type ScriptKeyword = (typeof SCRIPT_KEYWORDS)[number];
 export type ScriptCommand =
   | { keyword: 'tool'; name: string; arguments: Record<string, unknown> }
   | { keyword: 'handoff'; agentName: string; reason?: string }
-  | { keyword: 'end'; containmentType: ContainmentType; reason?: string }
-  | { keyword: 'guardrail'; name: string; outcome: 'passed' | 'blocked' }
-  | { keyword: 'decision'; decisionKind: string; choice?: string }
-  | { keyword: 'state'; name: string; value?: string }
+  | { keyword: 'end'; containmentType: ScriptEndType; reason?: string }
   | { keyword: 'buttons'; labels: string[] }
   | { keyword: 'select'; label: string; options: string[] }
   | { keyword: 'input'; label: string }
+  | { keyword: 'media'; url: string; caption?: string }
   | { keyword: 'error'; statusCode: number }
   | { keyword: 'length' }
   | { keyword: 'reason'; tokens: number }
@@ -99,23 +102,12 @@ function parseCommand(keyword: ScriptKeyword, args: string): ScriptCommand | str
       if (first === '') return 'expected an agent name';
       return rest ? { keyword, agentName: first, reason: rest } : { keyword, agentName: first };
     case 'end':
-      if (!isContainmentType(first)) return `expected one of ${CONTAINMENT_TYPES.join(', ')}`;
+      if (!isEndType(first)) return `expected one of ${SCRIPT_END_TYPES.join(', ')}`;
       return rest ? { keyword, containmentType: first, reason: rest } : { keyword, containmentType: first };
     case 'escalate':
       return args
         ? { keyword: 'end', containmentType: 'escalated', reason: args }
         : { keyword: 'end', containmentType: 'escalated' };
-    case 'guardrail':
-      if (first === '') return 'expected a guardrail name';
-      if (rest !== '' && rest !== 'pass' && rest !== 'block')
-        return 'expected "pass" or "block" after the name';
-      return { keyword, name: first, outcome: rest === 'pass' ? 'passed' : 'blocked' };
-    case 'decision':
-      if (first === '') return 'expected a decision kind';
-      return rest ? { keyword, decisionKind: first, choice: rest } : { keyword, decisionKind: first };
-    case 'state':
-      if (first === '') return 'expected a state name';
-      return rest ? { keyword, name: first, value: rest } : { keyword, name: first };
     case 'buttons': {
       const labels = splitList(args);
       return labels.length === 0 ? 'expected labels separated by |' : { keyword, labels };
@@ -130,6 +122,9 @@ function parseCommand(keyword: ScriptKeyword, args: string): ScriptCommand | str
     }
     case 'input':
       return args === '' ? 'expected a label' : { keyword, label: args };
+    case 'media':
+      if (!/^https?:\/\/\S+$/.test(first)) return 'expected an http(s) URL';
+      return rest ? { keyword, url: first, caption: rest } : { keyword, url: first };
     case 'error': {
       const statusCode = args === '' ? 500 : Number(args);
       const valid =
@@ -184,5 +179,5 @@ const splitList = (text: string): string[] =>
     .map((item) => item.trim())
     .filter((item) => item !== '');
 
-const isContainmentType = (value: string): value is ContainmentType =>
-  (CONTAINMENT_TYPES as readonly string[]).includes(value);
+const isEndType = (value: string): value is ScriptEndType =>
+  (SCRIPT_END_TYPES as readonly string[]).includes(value);

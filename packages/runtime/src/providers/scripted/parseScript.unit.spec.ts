@@ -1,7 +1,7 @@
 import { CONTAINMENT_TYPES } from '@parley/events';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseScript, SCRIPT_KEYWORDS } from './parseScript.js';
+import { parseScript, SCRIPT_END_TYPES, SCRIPT_KEYWORDS } from './parseScript.js';
 
 describe('parseScript', () => {
   it('reads every keyword', () => {
@@ -15,13 +15,10 @@ describe('parseScript', () => {
         '/handoff billing customer asked about invoices',
         '/end contained_partial resolved half',
         '/escalate angry customer',
-        '/guardrail pii',
-        '/guardrail toxicity pass',
-        '/decision route billing',
-        '/state stage checkout',
         '/buttons Yes | No',
         '/select Plan: Basic | Pro',
         '/input Your email',
+        '/media https://files.example/a.png the chart',
         '/error 429',
         '/length',
         '/reason 120',
@@ -39,13 +36,10 @@ describe('parseScript', () => {
       { keyword: 'handoff', agentName: 'billing', reason: 'customer asked about invoices' },
       { keyword: 'end', containmentType: 'contained_partial', reason: 'resolved half' },
       { keyword: 'end', containmentType: 'escalated', reason: 'angry customer' },
-      { keyword: 'guardrail', name: 'pii', outcome: 'blocked' },
-      { keyword: 'guardrail', name: 'toxicity', outcome: 'passed' },
-      { keyword: 'decision', decisionKind: 'route', choice: 'billing' },
-      { keyword: 'state', name: 'stage', value: 'checkout' },
       { keyword: 'buttons', labels: ['Yes', 'No'] },
       { keyword: 'select', label: 'Plan', options: ['Basic', 'Pro'] },
       { keyword: 'input', label: 'Your email' },
+      { keyword: 'media', url: 'https://files.example/a.png', caption: 'the chart' },
       { keyword: 'error', statusCode: 429 },
       { keyword: 'length' },
       { keyword: 'reason', tokens: 120 },
@@ -71,9 +65,14 @@ describe('parseScript', () => {
     expect(script.text).toBe('think very hard please');
   });
 
-  it('accepts every containment type after /end', () => {
-    for (const type of CONTAINMENT_TYPES) {
+  it('accepts the outcomes of end_conversation and escalated after /end, and nothing else', () => {
+    for (const type of SCRIPT_END_TYPES) {
       expect(parseScript(`/end ${type}`).commands).toEqual([{ keyword: 'end', containmentType: type }]);
+    }
+    for (const type of CONTAINMENT_TYPES.filter(
+      (t) => !(SCRIPT_END_TYPES as readonly string[]).includes(t),
+    )) {
+      expect(parseScript(`/end ${type}`).problems).toHaveLength(1);
     }
   });
 

@@ -1,7 +1,7 @@
 import { estimateUsage, ZERO_USAGE } from '../estimateUsage.js';
 import type { LlmMessage, LlmProvider, LlmResponse, ToolCall } from '../types.js';
 import { parseScript, type Script } from './parseScript.js';
-import { clip, directivesOf } from './scriptDirectives.js';
+import { clip, toolCallsOf } from './scriptToolCalls.js';
 
 export const SCRIPTED_PROVIDER = 'scripted';
 /** The model every scripted answer reports, whatever model the agent names: nothing pretends to be a model. */
@@ -16,9 +16,10 @@ export interface ScriptedProviderOptions {
 
 /**
  * The offline provider: deterministic answers driven by keywords in the last user message (see
- * parseScript and the README). One user message is answered in at most two calls: when it holds
- * `/tool` commands, the first call asks for those tools and the call after their results answers
- * with text and the directives. Every reply starts with "(scripted)".
+ * parseScript and the README). One user message is answered in at most two calls: when its
+ * commands stand for tool calls (`/tool`, and the system tools behind `/handoff`, `/end`,
+ * `/escalate`, `/buttons`, `/select`, `/input`, `/media`), the first call asks for them all at once
+ * and the call after their results answers with text. Every reply starts with "(scripted)".
  */
 export function createScriptedProvider(options: ScriptedProviderOptions = {}): LlmProvider {
   const seed = options.seed ?? 0;
@@ -83,19 +84,19 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): L
         };
       }
 
-      const toolCommands = commands.filter((c) => c.keyword === 'tool');
+      const scripted = toolCallsOf(commands);
       const toolsAlreadyCalled = after.some((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0);
-      if (toolCommands.length > 0 && !toolsAlreadyCalled) {
-        const toolCalls: ToolCall[] = toolCommands.map((command, i) => ({
-          id: `call_${hash(`${seed}:${lastUser}:${i}:${command.name}:${userText}`).toString(16).padStart(8, '0')}`,
-          name: command.name,
-          arguments: JSON.stringify(command.arguments),
+      if (scripted.length > 0 && !toolsAlreadyCalled) {
+        const toolCalls: ToolCall[] = scripted.map((call, i) => ({
+          id: `call_${hash(`${seed}:${lastUser}:${i}:${call.name}:${userText}`).toString(16).padStart(8, '0')}`,
+          name: call.name,
+          arguments: JSON.stringify(call.arguments),
         }));
         return finish({ text: '', toolCalls, finishReason: 'tool_calls' });
       }
 
-      // The engine calling again after acting on this message's answer (e.g. the new agent after a
-      // handoff): answer plainly, so directives fire once per user message and loops end.
+      // Called again after an answer of its own for this message: answer plainly, so the calls
+      // fire once per user message and loops end.
       if (after.some((m) => m.role === 'assistant' && (m.toolCalls?.length ?? 0) === 0)) {
         const text = `(scripted) Continuing from here: "${clip(script.text || userText, 200)}".`;
         await streamDeltas(text);
@@ -106,42 +107,61 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): L
       const truncated = commands.some((c) => c.keyword === 'length');
       let text = replyText(script, after, seed);
       if (truncated) text = text.slice(0, Math.max(10, Math.floor(text.length / 2)));
-      const directives = directivesOf(commands);
 
       await streamDeltas(text);
       return withFirstDelta(
-        finish(
-          {
-            text,
-            toolCalls: [],
-            finishReason: truncated ? 'length' : 'stop',
-            ...(directives.length > 0 ? { directives } : {}),
-          },
-          reasoningTokens,
-        ),
+        finish({ text, toolCalls: [], finishReason: truncated ? 'length' : 'stop' }, reasoningTokens),
       );
     },
   };
 }
 
+/** What a system tool's result reads as in the reply. */
+function systemSentence(name: string, args: Record<string, unknown>, content: string): string | null {
+  const failed = content.startsWith('{"error"');
+  if (failed) return null;
+  switch (name) {
+    case 'handoff':
+      return `Handing you over to ${String(args.agent)}.`;
+    case 'escalate':
+      return 'Passing you to a human colleague.';
+    case 'end_conversation':
+      return `Ending the conversation (${String(args.outcome)}).`;
+    case 'present_actions':
+      return 'Choose an option.';
+    case 'attach_media':
+      return 'Here is the file.';
+    default:
+      return undefined as never;
+  }
+}
+
+const SYSTEM = new Set(['handoff', 'escalate', 'end_conversation', 'present_actions', 'attach_media']);
+
 function replyText(script: Script, after: readonly LlmMessage[], seed: number): string {
   const say = script.commands.find((c) => c.keyword === 'say');
   if (say !== undefined) return `(scripted) ${say.text}`;
   const parts: string[] = [];
-  const names = new Map<string, string>();
-  for (const message of after) for (const call of message.toolCalls ?? []) names.set(call.id, call.name);
+  const calls = new Map<string, { name: string; args: Record<string, unknown> }>();
+  for (const message of after) {
+    for (const call of message.toolCalls ?? []) {
+      let args: Record<string, unknown> = {};
+      try {
+        args = JSON.parse(call.arguments) as Record<string, unknown>;
+      } catch {
+        args = {};
+      }
+      calls.set(call.id, { name: call.name, args });
+    }
+  }
   for (const message of after) {
     if (message.role !== 'tool') continue;
-    const name = (message.toolCallId && names.get(message.toolCallId)) || 'tool';
-    parts.push(`${name} returned ${clip(message.content, 200)}.`);
-  }
-  for (const command of script.commands) {
-    if (command.keyword === 'guardrail' && command.outcome === 'blocked') {
-      parts.push(`I can't help with that: the ${command.name} guardrail blocked it.`);
-    } else if (command.keyword === 'handoff') parts.push(`Handing you over to ${command.agentName}.`);
-    else if (command.keyword === 'end' && command.containmentType === 'escalated') {
-      parts.push('Passing you to a human colleague.');
-    } else if (command.keyword === 'end') parts.push(`Ending the conversation (${command.containmentType}).`);
+    const call = (message.toolCallId && calls.get(message.toolCallId)) || { name: 'tool', args: {} };
+    const sentence = SYSTEM.has(call.name)
+      ? systemSentence(call.name, call.args, message.content)
+      : undefined;
+    if (sentence !== undefined && sentence !== null) parts.push(sentence);
+    else parts.push(`${call.name} returned ${clip(message.content, 200)}.`);
   }
   for (const problem of script.problems) parts.push(`Could not read ${problem}.`);
   if (parts.length === 0) {

@@ -1,4 +1,4 @@
-import { actionSetSchema, CONTAINMENT_TYPES, completeUsage } from '@parley/events';
+import { actionSetSchema, completeUsage } from '@parley/events';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LlmMessage, LlmRequest, LlmResponse } from '../types.js';
@@ -37,7 +37,6 @@ describe('scripted provider', () => {
       streamingUsed: false,
     });
     expect(response.text).toMatch(/^\(scripted\) .*"Where is my parcel\?"\.$/);
-    expect(response.directives).toBeUndefined();
     expectUsageIdentities(response);
     // ~4 characters per token: the reply's length / 4, rounded up.
     expect(response.usage.completionTokens).toBe(Math.ceil(response.text.length / 4));
@@ -58,16 +57,16 @@ describe('scripted provider', () => {
         });
         expect(stable(a)).toEqual(stable(b));
         expectUsageIdentities(a);
-        for (const directive of a.directives ?? []) {
-          if (directive.kind === 'action_set')
-            expect(actionSetSchema.safeParse(directive.actionSet).success).toBe(true);
+        for (const call of a.toolCalls) {
+          if (call.name === 'present_actions')
+            expect(actionSetSchema.safeParse(JSON.parse(call.arguments)).success).toBe(true);
         }
       }),
       { numRuns: 200 },
     );
   });
 
-  it('/tool: asks for the tools, then answers from their results with the other directives', async () => {
+  it('/tool and the system keywords: one round of tool calls, then an answer from their results', async () => {
     const user: LlmMessage = {
       role: 'user',
       content: 'weather? /tool weather city=Paris /tool clock /buttons Thanks',
@@ -75,15 +74,18 @@ describe('scripted provider', () => {
     const first = await provider.complete({ model: 'm', messages: [user], stream: false });
     expect(first.finishReason).toBe('tool_calls');
     expect(first.text).toBe('');
-    expect(first.directives).toBeUndefined();
     expect(first.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([
       ['weather', { city: 'Paris' }],
       ['clock', {}],
+      [
+        'present_actions',
+        { elements: [{ type: 'button', id: 'btn_thanks', label: 'Thanks', value: 'Thanks' }] },
+      ],
     ]);
-    expect(new Set(first.toolCalls.map((c) => c.id)).size).toBe(2);
+    expect(new Set(first.toolCalls.map((c) => c.id)).size).toBe(3);
     expect(first.usage.completionTokens).toBeGreaterThan(0);
 
-    const [weather, clock] = first.toolCalls;
+    const [weather, clock, actions] = first.toolCalls;
     const second = await provider.complete({
       model: 'm',
       stream: false,
@@ -91,46 +93,41 @@ describe('scripted provider', () => {
         user,
         { role: 'assistant', content: '', toolCalls: first.toolCalls },
         { role: 'tool', toolCallId: weather!.id, content: '{"tempC":18}' },
-        { role: 'tool', toolCallId: clock!.id, content: '{"time":"10:00"}' },
+        { role: 'tool', toolCallId: clock!.id, content: '{"error":"unknown_tool"}' },
+        { role: 'tool', toolCallId: actions!.id, content: '{"presented":1}' },
       ],
     });
     expect(second.finishReason).toBe('stop');
-    expect(second.text).toBe('(scripted) weather returned {"tempC":18}. clock returned {"time":"10:00"}.');
-    expect(second.directives?.map((d) => d.kind)).toEqual(['action_set']);
+    expect(second.toolCalls).toEqual([]);
+    expect(second.text).toBe(
+      '(scripted) weather returned {"tempC":18}. clock returned {"error":"unknown_tool"}. Choose an option.',
+    );
     expect(second.usage.inputTokens).toBeGreaterThan(first.usage.inputTokens);
   });
 
-  it('/end gives each containment type with its end state; /escalate is /end escalated', async () => {
-    for (const type of CONTAINMENT_TYPES) {
+  it('/end calls end_conversation with the outcome; /end escalated and /escalate call escalate', async () => {
+    for (const type of ['contained_resolved', 'contained_partial', 'contained_unresolved']) {
       const response = await ask(`/end ${type}`);
-      const status = type === 'escalated' ? 'escalated' : type === 'abandoned' ? 'abandoned' : 'completed';
-      expect(response.directives).toEqual([
-        { kind: 'end', containmentType: type, status, reason: 'agent_ended' },
+      expect(response.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([
+        ['end_conversation', { outcome: type, reason: 'agent_ended' }],
       ]);
     }
-    expect((await ask('/escalate wants a human')).directives).toEqual([
-      { kind: 'end', containmentType: 'escalated', status: 'escalated', reason: 'wants a human' },
-    ]);
-    expect((await ask('/escalate')).text).toBe('(scripted) Passing you to a human colleague.');
+    expect((await ask('/end escalated')).toolCalls.map((c) => c.name)).toEqual(['escalate']);
+    expect(JSON.parse((await ask('/escalate wants a human')).toolCalls[0]!.arguments)).toEqual({
+      reason: 'wants a human',
+    });
+    expect((await ask('/end abandoned')).text).toMatch(/Could not read "\/end abandoned"/);
   });
 
-  it('/handoff, /guardrail, /decision, /state, action sets: directives in order, one action set', async () => {
+  it('/handoff, /media and the action keywords: calls in command order, one present_actions', async () => {
     const response = await ask(
-      '/decision route billing /handoff billing invoices /guardrail pii /guardrail tone pass /state stage paid ' +
-        '/buttons Yes | No | Yes /select Plan: Basic | Pro /input Email',
+      '/handoff billing invoices /buttons Yes | No | Yes /media https://x.example/a.pdf the invoice /select Plan: Basic | Pro /input Email',
     );
-    expect(response.text).toBe(
-      "(scripted) Handing you over to billing. I can't help with that: the pii guardrail blocked it.",
-    );
-    expect(response.directives).toEqual([
-      { kind: 'decision', decisionKind: 'route', choice: 'billing' },
-      { kind: 'handoff', agentName: 'billing', reason: 'invoices' },
-      { kind: 'guardrail', name: 'pii', outcome: 'blocked' },
-      { kind: 'guardrail', name: 'tone', outcome: 'passed' },
-      { kind: 'state_change', name: 'stage', value: 'paid' },
-      {
-        kind: 'action_set',
-        actionSet: {
+    expect(response.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([
+      ['handoff', { agent: 'billing', reason: 'invoices' }],
+      [
+        'present_actions',
+        {
           elements: [
             { type: 'button', id: 'btn_yes', label: 'Yes', value: 'Yes' },
             { type: 'button', id: 'btn_no', label: 'No', value: 'No' },
@@ -147,21 +144,28 @@ describe('scripted provider', () => {
             { type: 'text_input', id: 'input_email', label: 'Email' },
           ],
         },
-      },
+      ],
+      [
+        'attach_media',
+        { url: 'https://x.example/a.pdf', mimeType: 'application/pdf', caption: 'the invoice' },
+      ],
     ]);
   });
 
-  it('a call after an answer for the same message (the engine continuing after a handoff) gives no directives', async () => {
+  it('after the handoff its result reads as a sentence, for whichever agent answers', async () => {
     const user: LlmMessage = { role: 'user', content: 'invoice /handoff billing' };
     const first = await provider.complete({ model: 'm', messages: [user], stream: false });
     const again = await provider.complete({
       model: 'm',
       stream: false,
-      messages: [user, { role: 'assistant', content: first.text }],
+      messages: [
+        user,
+        { role: 'assistant', content: '', toolCalls: first.toolCalls },
+        { role: 'tool', toolCallId: first.toolCalls[0]!.id, content: '{"handed_off_to":"billing"}' },
+      ],
     });
-    expect(first.directives?.[0]?.kind).toBe('handoff');
-    expect(again.directives).toBeUndefined();
-    expect(again.text).toBe('(scripted) Continuing from here: "invoice".');
+    expect(again.toolCalls).toEqual([]);
+    expect(again.text).toBe('(scripted) Handing you over to billing.');
   });
 
   it('/error fails like a provider: status, no usage, error code; 429 with a retry hint', async () => {

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 
 /**
  * Built-in demo tools: deterministic (the same arguments always give the same result), offline,
- * and labelled as demo data. An agent offers a tool by listing its definition under `tools`;
- * the turn engine runs the built-in of that name. A listed tool without a built-in answers
- * `tool_not_implemented` (an `error` tool_result): Parley does not call out to tool servers yet.
+ * and labelled as demo data. An agent offers one by listing a tool of that name whose
+ * implementation is `builtin` (or absent); a `builtin` tool of another name answers
+ * `tool_not_implemented`.
  */
 export type ToolOutcome = { ok: true; result: Record<string, unknown> } | { ok: false; error: string };
 
@@ -63,10 +63,10 @@ export const BUILTIN_TOOLS: Readonly<Record<string, ToolImpl>> = Object.freeze({
   },
 });
 
-/** Runs a built-in tool on the model's argument text (JSON; invalid JSON is an error outcome). */
-export function runBuiltinTool(name: string, argumentsJson: string): ToolOutcome {
-  const impl = Object.hasOwn(BUILTIN_TOOLS, name) ? BUILTIN_TOOLS[name] : undefined;
-  if (impl === undefined) return { ok: false, error: 'tool_not_implemented' };
+/** The model's argument text as an object, or why it is not one. */
+export function parseArguments(
+  argumentsJson: string,
+): { ok: true; args: Record<string, unknown> } | { ok: false; error: string } {
   let args: unknown;
   try {
     args = argumentsJson.trim() === '' ? {} : JSON.parse(argumentsJson);
@@ -76,5 +76,13 @@ export function runBuiltinTool(name: string, argumentsJson: string): ToolOutcome
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     return { ok: false, error: 'invalid_arguments: not an object' };
   }
-  return impl(args as Record<string, unknown>);
+  return { ok: true, args: args as Record<string, unknown> };
+}
+
+/** Runs a built-in tool on the model's argument text (JSON; invalid JSON is an error outcome). */
+export function runBuiltinTool(name: string, argumentsJson: string): ToolOutcome {
+  const impl = Object.hasOwn(BUILTIN_TOOLS, name) ? BUILTIN_TOOLS[name] : undefined;
+  if (impl === undefined) return { ok: false, error: 'tool_not_implemented' };
+  const parsed = parseArguments(argumentsJson);
+  return parsed.ok ? impl(parsed.args) : parsed;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { runBuiltinTool } from './tools.js';
+import { runBuiltinTool } from './builtinTools.js';
 
 describe('built-in demo tools', () => {
   it('are deterministic: the same arguments give the same result', () => {
