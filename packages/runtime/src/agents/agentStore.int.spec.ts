@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentExistsError, AgentNotFoundError, ProjectNotFoundError } from '../errors.js';
 import { createRuntimeHarness, type RuntimeHarness } from '../spec/harness.js';
-import { DEFAULT_AGENT } from './store.js';
+import { createTestCipher } from '../testing/testCipher.js';
+import { SecretsMissingError, SecretsNotConfiguredError } from './secretsCipher.js';
+import { createAgentStore, DEFAULT_AGENT } from './store.js';
 
 let h: RuntimeHarness;
 beforeAll(async () => {
@@ -77,5 +79,50 @@ describe('agent store', () => {
     expect((await h.agents.resolve(projectId, 'second')).name).toBe('second');
     // Once the project has agents, `default` is only a stored agent's name.
     await expect(h.agents.resolve(projectId, 'default')).rejects.toBeInstanceOf(AgentNotFoundError);
+  });
+});
+
+describe('agent secrets', () => {
+  it('are stored encrypted, listed by name only, merged on update (null deletes), refused without a key', async () => {
+    const { projectId } = await h.newProject();
+    const store = createAgentStore(h.db.pool, createTestCipher());
+    const tool = {
+      name: 'crm',
+      implementation: {
+        type: 'http' as const,
+        url: 'https://crm.example',
+        auth: { type: 'bearer' as const, secret: 'A' },
+      },
+    };
+    const agent = await store.create(projectId, {
+      name: 'keeper',
+      tools: [tool],
+      secrets: { A: 'alpha-1', B: 'beta-2' },
+    });
+    expect(agent).toMatchObject({
+      secretNames: ['A', 'B'],
+      maxIterations: 5,
+      systemTools: { handoff: true },
+    });
+    expect(JSON.stringify(agent)).not.toContain('alpha-1');
+    expect(await store.secrets(agent)).toEqual({ A: 'alpha-1', B: 'beta-2' });
+    const updated = await store.update(projectId, 'keeper', { secrets: { B: null, C: 'gamma-3' } });
+    expect(updated.secretNames).toEqual(['A', 'C']);
+    expect(await store.secrets(updated)).toEqual({ A: 'alpha-1', C: 'gamma-3' });
+    await expect(store.update(projectId, 'keeper', { secrets: { A: null } })).rejects.toBeInstanceOf(
+      SecretsMissingError,
+    );
+    // Without a key nothing can be encrypted (nor read back).
+    await expect(
+      createAgentStore(h.db.pool).create(projectId, { name: 'nokey', secrets: { A: 'x' } }),
+    ).rejects.toBeInstanceOf(SecretsNotConfiguredError);
+    // A ciphertext moved to another agent does not decrypt (the agent id is authenticated).
+    const other = await store.create(projectId, { name: 'other' });
+    await h.db.pool.query(
+      `update agents set secrets_key_id = a.secrets_key_id, secrets_ciphertext = a.secrets_ciphertext
+       from agents a where a.id = $1 and agents.id = $2`,
+      [agent.id, other.id],
+    );
+    await expect(store.secrets(other)).rejects.toThrow();
   });
 });

@@ -41,3 +41,55 @@ describe('agent schemas', () => {
     expect(agentInputSchema.safeParse({ name: 'a', guardrails: { blockedTerms: [''] } }).success).toBe(false);
   });
 });
+
+describe('agent schemas: tools that act', () => {
+  const http = {
+    type: 'http',
+    url: 'https://crm.example/{{args.id}}',
+    auth: { type: 'bearer', secret: 'CRM' },
+  };
+
+  it('an http tool needs the secrets it names; a suspending tool must be http', () => {
+    expect(
+      agentInputSchema.safeParse({ name: 'a', tools: [{ name: 't', implementation: http }] }).success,
+    ).toBe(false);
+    const ok = agentInputSchema.parse({
+      name: 'a',
+      tools: [{ name: 't', implementation: http }],
+      secrets: { CRM: 'x' },
+    });
+    expect(ok.tools[0]?.implementation).toMatchObject({ method: 'POST', timeoutMs: 10_000, retries: 1 });
+    expect(
+      agentInputSchema.safeParse({ name: 'a', tools: [{ name: 't', suspend: { timeoutSeconds: 60 } }] })
+        .success,
+    ).toBe(false);
+    const headerSecret = {
+      type: 'http',
+      url: 'https://x.example',
+      headers: { 'x-key': 'k {{secrets.KEY}}' },
+    };
+    expect(
+      agentInputSchema.safeParse({ name: 'a', tools: [{ name: 't', implementation: headerSecret }] }).error
+        ?.issues[0]?.message,
+    ).toBe('secrets not given: KEY');
+  });
+
+  it('system tool names are reserved; switches, handoffs and limits are checked', () => {
+    expect(agentInputSchema.safeParse({ name: 'a', tools: [{ name: 'handoff' }] }).success).toBe(false);
+    expect(agentInputSchema.safeParse({ name: 'a', maxIterations: 0 }).success).toBe(false);
+    expect(agentInputSchema.safeParse({ name: 'a', systemTools: { teleport: true } }).success).toBe(false);
+    expect(
+      agentInputSchema.safeParse({
+        name: 'a',
+        handoffs: { remote: [{ name: 'p', url: 'ftp://x' }] },
+      }).success,
+    ).toBe(false);
+    expect(
+      agentInputSchema.parse({
+        name: 'a',
+        handoffs: { remote: [{ name: 'p', url: 'https://p.example/a2a' }] },
+      }).handoffs,
+    ).toEqual({ remote: [{ name: 'p', url: 'https://p.example/a2a', description: '' }] });
+    expect(agentPatchSchema.parse({ secrets: { OLD: null } })).toEqual({ secrets: { OLD: null } });
+  });
+});

@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from '@parley/platform/testing'
 import { projectionRunnerMigrations } from '@parley/projection-runner';
 import { type AgentStore, createAgentStore } from '../agents/store.js';
 import { createRuntime } from '../engine/runtime.js';
-import type { Runtime } from '../engine/types.js';
+import type { Runtime, RuntimeDeps } from '../engine/types.js';
 import { runtimeMigrations } from '../migrations.js';
 import { createPriceCards } from '../pricing/index.js';
 import { createProviderRegistry } from '../providers/index.js';
@@ -28,7 +28,12 @@ export interface RuntimeHarness {
 }
 
 export async function createRuntimeHarness(
-  options: { providers?: LlmProvider[]; extraSets?: Parameters<typeof createTestDatabase>[0] } = {},
+  options: {
+    providers?: LlmProvider[];
+    extraSets?: Parameters<typeof createTestDatabase>[0];
+    /** More of the runtime's dependencies (secrets, toolFetch, publicBaseUrl...). */
+    runtime?: Partial<RuntimeDeps>;
+  } = {},
 ): Promise<RuntimeHarness> {
   const db = await createTestDatabase([
     eventStoreMigrations,
@@ -53,11 +58,12 @@ export async function createRuntimeHarness(
     providers: createProviderRegistry({}, { providers: options.providers ?? [] }),
     priceCards: createPriceCards(),
     logger: silentLogger(),
+    ...options.runtime,
   });
   return {
     db,
     store,
-    agents: createAgentStore(db.pool),
+    agents: createAgentStore(db.pool, options.runtime?.secrets),
     runtime,
     tenantId,
     projectId,
