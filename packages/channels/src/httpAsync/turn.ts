@@ -14,6 +14,7 @@ import {
   mappedSession,
   recordChannelTurn,
   runChannelTurn,
+  withClient,
   withConversationLock,
 } from '../inbound/processor.js';
 import type { NormalizedMessage, ResolvedConnection } from '../types.js';
@@ -176,14 +177,15 @@ export async function processHttpAsyncTurnJob(
     timestamp: data.acceptedAt,
   };
 
-  const locked = await withConversationLock(deps.pool, subscriptionId, sessionKey, async (lockClient) => {
+  const { pool } = deps;
+  const locked = await withConversationLock(pool, subscriptionId, sessionKey, async () => {
     // The submit inserted the message's row; a job queued without one (a test, an older API) gets it here.
-    await lockClient.query(
+    await pool.query(
       `insert into channel_inbound_messages (connection_id, external_message_id, external_session_key, job_id)
        values ($1, $2, $3, $4) on conflict (connection_id, external_message_id) do nothing`,
       [subscriptionId, messageId, sessionKey, httpAsyncTurnJobId(subscriptionId, messageId)],
     );
-    const row = await lockClient.query<{ processed: boolean }>(
+    const row = await pool.query<{ processed: boolean }>(
       `select processed_at is not null as processed from channel_inbound_messages
        where connection_id = $1 and external_message_id = $2`,
       [subscriptionId, messageId],
@@ -192,15 +194,17 @@ export async function processHttpAsyncTurnJob(
       log.debug('http async message already answered');
       return 'already_answered' as const;
     }
-    const knownSession = await mappedSession(lockClient, subscriptionId, sessionKey);
+    const knownSession = await mappedSession(pool, subscriptionId, sessionKey);
 
-    await withLogTransactionOn(lockClient, deps.store, (tx) =>
-      queueStatus(tx, { status: 'processing', sessionId: knownSession, occurredAt: now() }),
+    await withClient(pool, (client) =>
+      withLogTransactionOn(client, deps.store, (tx) =>
+        queueStatus(tx, { status: 'processing', sessionId: knownSession, occurredAt: now() }),
+      ),
     );
 
     let result: ChannelTurnResult;
     try {
-      result = await runChannelTurn(lockClient, deps.runTurn, connection, normalized, {
+      result = await runChannelTurn(pool, deps.runTurn, connection, normalized, {
         mapped: knownSession,
       });
     } catch (err) {
@@ -211,13 +215,15 @@ export async function processHttpAsyncTurnJob(
         'http async message not answered: the turn failed',
       );
       const failed: CallbackTurnOutcome = { kind: 'failed', sessionId: knownSession };
-      await logTransactionOn(lockClient, deps.store, (tx) =>
-        recordChannelTurn(lockClient, subscriptionId, normalized, null, {
-          within: async () => {
-            await queueResponse(tx, failed);
-            await queueStatus(tx, { status: 'failed', sessionId: knownSession, occurredAt: now() });
-          },
-        }),
+      await withClient(pool, (lockClient) =>
+        logTransactionOn(lockClient, deps.store, (tx) =>
+          recordChannelTurn(lockClient, subscriptionId, normalized, null, {
+            within: async () => {
+              await queueResponse(tx, failed);
+              await queueStatus(tx, { status: 'failed', sessionId: knownSession, occurredAt: now() });
+            },
+          }),
+        ),
       );
       return 'failed' as const;
     }
@@ -232,18 +238,20 @@ export async function processHttpAsyncTurnJob(
       llmCalls: result.llmCalls ?? 0,
       ended: result.ended !== undefined && result.ended !== null,
     };
-    await logTransactionOn(lockClient, deps.store, (tx) =>
-      recordChannelTurn(lockClient, subscriptionId, normalized, result, {
-        within: async () => {
-          await queueResponse(tx, replied);
-          await queueStatus(tx, {
-            status: 'completed',
-            sessionId: result.sessionId,
-            occurredAt: now(),
-            sessionEnded: replied.kind === 'replied' && replied.ended,
-          });
-        },
-      }),
+    await withClient(pool, (lockClient) =>
+      logTransactionOn(lockClient, deps.store, (tx) =>
+        recordChannelTurn(lockClient, subscriptionId, normalized, result, {
+          within: async () => {
+            await queueResponse(tx, replied);
+            await queueStatus(tx, {
+              status: 'completed',
+              sessionId: result.sessionId,
+              occurredAt: now(),
+              sessionEnded: replied.kind === 'replied' && replied.ended,
+            });
+          },
+        }),
+      ),
     );
     return 'answered' as const;
   });

@@ -28,6 +28,7 @@ import {
   isFinalTurnError,
   recordChannelTurn,
   runChannelTurn,
+  withClient,
   withConversationLock,
 } from './processor.js';
 import { recordReceipts } from './receipts.js';
@@ -338,12 +339,16 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
       pool,
       connection.id,
       message.externalSessionKey,
-      async (client) => {
-        const stored = await storedOutcome(client, connection.id, message.externalMessageId);
+      async () => {
+        const stored = await storedOutcome(pool, connection.id, message.externalMessageId);
         if (stored !== null) return settle(await replay(connection, stored, render));
+        const record = (result: ChannelTurnResult | null, outcome: SyncOutcome) =>
+          withClient(pool, (client) =>
+            recordChannelTurn(client, connection.id, message, result, { syncOutcome: outcome }),
+          );
 
         const controller = new AbortController();
-        const turn = runChannelTurn(client, runTurn, connection, message, { signal: controller.signal }).then(
+        const turn = runChannelTurn(pool, runTurn, connection, message, { signal: controller.signal }).then(
           (result) => ({ ok: true as const, result }),
           (err: unknown) => ({ ok: false as const, err }),
         );
@@ -359,14 +364,14 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
           const outcome: SyncOutcome = { kind: 'error', error: 'turn_timeout' };
           const response = render(outcome);
           // Stored first: the platform's retry of this message gets the same answer, not a second turn.
-          await recordChannelTurn(client, connection.id, message, null, { syncOutcome: outcome });
+          await record(null, outcome);
           log.warn({ timeoutMs: syncTimeoutMs }, 'synchronous turn timed out: answered without the reply');
           settle(response);
           const late = await turn;
           if (!late.ok) return;
           // The reply came too late for the platform: mapped (the conversation continues in its
           // session) and recorded as not delivered.
-          await recordChannelTurn(client, connection.id, message, late.result, { syncOutcome: outcome });
+          await record(late.result, outcome);
           await recordDelivery(
             store,
             connection,
@@ -385,7 +390,7 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
           }
           log.warn({ error: first.err.name }, 'synchronous message not answered: the turn failed');
           const outcome: SyncOutcome = { kind: 'error', error: 'turn_failed' };
-          await recordChannelTurn(client, connection.id, message, null, { syncOutcome: outcome });
+          await record(null, outcome);
           return settle(render(outcome));
         }
 
@@ -400,7 +405,7 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
         };
         // Rendered before anything is recorded: a rendering that throws (an adapter bug) stores nothing.
         const response = render(outcome);
-        await recordChannelTurn(client, connection.id, message, result, { syncOutcome: outcome });
+        await record(result, outcome);
         await recordDelivery(store, connection, result.sessionId, result.reply.messageId);
         settle(response);
       },

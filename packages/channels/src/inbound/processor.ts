@@ -12,7 +12,7 @@ import type {
   ResolvedConnection,
   SendResult,
 } from '../types.js';
-import { deliveryEventId, derivedUuid, sendJobId } from './ids.js';
+import { deliveryEventId, sendJobId } from './ids.js';
 import { CHANNEL_SEND_QUEUE, type InboundJobData, notifyChannelJob, type SendJobData } from './jobs.js';
 import { recordOutboundMessages } from './receipts.js';
 
@@ -109,57 +109,20 @@ const httpOf = (deps: InboundWorkerDeps, connection: ResolvedConnection): Channe
   };
 };
 
-/** A 64-bit advisory lock key for one conversation (serializes its turns across workers). */
-function conversationLockKey(connectionId: string, externalSessionKey: string): string {
-  const hex = derivedUuid('conversation-lock', JSON.stringify([connectionId, externalSessionKey])).replaceAll(
-    '-',
-    '',
-  );
-  return BigInt.asIntN(64, BigInt(`0x${hex.slice(0, 16)}`)).toString();
-}
+import { withConversationLock } from './conversationLock.js';
 
-/** How often a synchronous request waiting for its conversation's lock tries again. */
-const LOCK_POLL_MS = 50;
+export { withConversationLock };
 
-/**
- * Runs `fn` on a dedicated client holding the conversation's advisory lock on (connection,
- * external session key): turns of one conversation never overlap, whichever process runs them
- * (the worker, or the API for synchronous channels). Without `deadline` it waits as long as it
- * takes; with one (epoch ms) it polls until then, or until `giveUp` says so, and answers
- * `{ locked: false }` without calling `fn`.
- */
-export async function withConversationLock<T>(
-  pool: Pool,
-  connectionId: string,
-  externalSessionKey: string,
-  fn: (client: PoolClient) => Promise<T>,
-  options: { deadline?: number; giveUp?: () => Promise<boolean> } = {},
-): Promise<{ locked: true; value: T } | { locked: false }> {
-  const client: PoolClient = await pool.connect();
-  const lockKey = conversationLockKey(connectionId, externalSessionKey);
+/** A connection to query with: the pool, or a client inside a transaction. */
+type Queryable = Pick<Pool, 'query'> | PoolClient;
+
+/** Runs `fn` on a client of the pool, for the statements that must share one (a transaction). */
+export async function withClient<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
   try {
-    if (options.deadline === undefined) {
-      await client.query('select pg_advisory_lock($1::bigint)', [lockKey]);
-    } else {
-      for (;;) {
-        const got = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1::bigint) as ok', [
-          lockKey,
-        ]);
-        if (got.rows[0]?.ok === true) break;
-        if (Date.now() + LOCK_POLL_MS > options.deadline) return { locked: false };
-        if ((await options.giveUp?.()) === true) return { locked: false };
-        await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
-      }
-    }
-    return { locked: true, value: await fn(client) };
+    return await fn(client);
   } finally {
-    // A client whose unlock failed still holds the lock: it is destroyed, not returned to the pool.
-    // Unlocking a lock this session does not hold only warns, so it is always attempted.
-    const unlocked = await client.query('select pg_advisory_unlock($1::bigint)', [lockKey]).then(
-      () => true,
-      () => false,
-    );
-    client.release(!unlocked);
+    client.release();
   }
 }
 
@@ -199,7 +162,7 @@ export const isFinalTurnError = (err: unknown): err is Error =>
 
 /** The runtime session a conversation (connection, external session key) is mapped to, if any. */
 export async function mappedSession(
-  client: PoolClient,
+  client: Queryable,
   connectionId: string,
   externalSessionKey: string,
 ): Promise<string | null> {
@@ -212,11 +175,11 @@ export async function mappedSession(
 
 /**
  * Runs the message's turn in the conversation's mapped session, or in a new session when the key
- * has none or its session ended or is gone. Call it holding the conversation's lock (`client`).
+ * has none or its session ended or is gone. Call it holding the conversation's lock.
  * `mapped`: the caller already read mappedSession under this lock (not read again).
  */
 export async function runChannelTurn(
-  client: PoolClient,
+  client: Queryable,
   runTurn: ChannelTurnRunner,
   connection: ResolvedConnection,
   message: NormalizedMessage,
@@ -306,8 +269,8 @@ export async function processInboundJob(
   const adapter = adapterOf(deps.adapters, connection);
   if (adapter === undefined) throw new Error(`no adapter for channel type ${data.channelType}`);
 
-  await withConversationLock(pool, connectionId, message.externalSessionKey, async (lockClient) => {
-    const row = await lockClient.query<{ processed: boolean }>(
+  await withConversationLock(pool, connectionId, message.externalSessionKey, async () => {
+    const row = await pool.query<{ processed: boolean }>(
       `select processed_at is not null as processed from channel_inbound_messages
        where connection_id = $1 and external_message_id = $2`,
       [connectionId, message.externalMessageId],
@@ -331,11 +294,11 @@ export async function processInboundJob(
 
     let result: ChannelTurnResult;
     try {
-      result = await runChannelTurn(lockClient, (req) => deps.runTurn(req), connection, message);
+      result = await runChannelTurn(pool, (req) => deps.runTurn(req), connection, message);
     } catch (err) {
       if (!isFinalTurnError(err)) throw err;
       log.warn({ error: err.name }, 'inbound message not answered: the turn failed');
-      await recordChannelTurn(lockClient, connectionId, message, null);
+      await withClient(pool, (client) => recordChannelTurn(client, connectionId, message, null));
       return;
     }
 
@@ -353,18 +316,20 @@ export async function processInboundJob(
         ...(result.reply.actionSet === undefined ? {} : { actionSet: result.reply.actionSet }),
       },
     };
-    await recordChannelTurn(lockClient, connectionId, message, result, {
-      within: async (client) => {
-        const id = sendJobId(connectionId, result.reply.messageId);
-        const sent = await boss.send(CHANNEL_SEND_QUEUE, send as unknown as object, {
-          id,
-          db: { executeSql: (text, values) => client.query(text, values) },
-        });
-        if (sent === null) throw new Error(`the ${CHANNEL_SEND_QUEUE} queue does not exist`);
-        // Send workers of other worker processes: this process wakes its own (workChannelQueues).
-        await notifyChannelJob(client, CHANNEL_SEND_QUEUE);
-      },
-    });
+    await withClient(pool, (lockClient) =>
+      recordChannelTurn(lockClient, connectionId, message, result, {
+        within: async (client) => {
+          const id = sendJobId(connectionId, result.reply.messageId);
+          const sent = await boss.send(CHANNEL_SEND_QUEUE, send as unknown as object, {
+            id,
+            db: { executeSql: (text, values) => client.query(text, values) },
+          });
+          if (sent === null) throw new Error(`the ${CHANNEL_SEND_QUEUE} queue does not exist`);
+          // Send workers of other worker processes: this process wakes its own (workChannelQueues).
+          await notifyChannelJob(client, CHANNEL_SEND_QUEUE);
+        },
+      }),
+    );
   });
 }
 
