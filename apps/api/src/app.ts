@@ -42,6 +42,7 @@ import { type SdkChannelsRouteOptions, sdkChannelsRoutes } from './routes/sdk/ch
 import { type WebChatRouteOptions, webChatRoutes } from './routes/sdk/webChat.js';
 import { type WidgetAssetRouteOptions, widgetAssetRoutes } from './routes/sdk/widgetAssets.js';
 import { type SessionMessagesRouteOptions, sessionMessagesRoutes } from './routes/sessionMessages.js';
+import { type SuspensionRouteOptions, suspensionRoutes } from './routes/suspensions.js';
 import { type TracesRouteOptions, tracesRoutes } from './routes/traces.js';
 import { type VoiceMediaRouteOptions, voiceMediaRoutes } from './routes/voice/mediaStream.js';
 import { type RtcVoiceRouteOptions, rtcVoiceRoutes } from './routes/voice/rtcRoutes.js';
@@ -105,6 +106,8 @@ export interface AppOptions {
   console?: ConsoleRouteOptions;
   /** The projections admin API (/api/v1/projections, rebuilds run by the worker); absent without it. */
   projections?: ProjectionsRouteOptions;
+  /** POST /api/v1/suspensions/{id}/callback: suspended tools resumed by their external system. */
+  suspensions?: SuspensionRouteOptions;
 }
 
 /**
@@ -179,6 +182,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.sessionMessages) await app.register(sessionMessagesRoutes, options.sessionMessages);
   if (options.agents) await app.register(agentsRoutes, options.agents);
   if (options.projections) await app.register(projectionsRoutes, options.projections);
+  if (options.suspensions) await app.register(suspensionRoutes, options.suspensions);
   if (options.channelConnections) {
     await app.register(channelManifestRoutes);
     await app.register(channelConnectionsRoutes, options.channelConnections);

@@ -20,7 +20,7 @@ import { createProjectionsAdmin, projectionFreshness } from '@parley/projection-
 import { createSessionMessageReads, sessionMessagesProjection } from '@parley/projection-session-messages';
 import { listSessions } from '@parley/projection-session-summaries';
 import { createTraceReads } from '@parley/projection-traces';
-import { createAgentStore } from '@parley/runtime';
+import { createAgentStore, createSuspensionStore } from '@parley/runtime';
 import type { FastifyInstance } from 'fastify';
 import { callbackAllowlistOf } from './callbackAllowlist.js';
 import { callbackRetryScheduleOf } from './callbackRetrySchedule.js';
@@ -51,6 +51,8 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
   const chat = chatServices(system, auth, verifyJwt);
   const voiceApi = voiceApiServices(system, (key) => auth.verifyApiKey(key), verifyJwt);
   const channelKeyring = keyringFromConfig(config);
+  // Agents' secrets are encrypted with the connections' keyring (CHANNEL_CREDENTIALS_KEY).
+  const agents = createAgentStore(pool, channelKeyring ?? undefined);
   const channelConnections = channelKeyring === null ? null : createConnectionStore(pool, channelKeyring);
   const channelAdapters = createChannelAdapters();
   const callbackAllowlist = callbackAllowlistOf(config);
@@ -107,7 +109,12 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
     // Web chat WebSocket and AG-UI: the conversation endpoints' credentials, runtime and limits.
     webChat: { ...chat.options, store: system.store },
     agUi: { ...chat.options, pool },
-    agents: { verifyApiKey: (key) => auth.verifyApiKey(key), verifyJwt, agents: createAgentStore(pool) },
+    agents: { verifyApiKey: (key) => auth.verifyApiKey(key), verifyJwt, agents },
+    // Suspended tools' signed callbacks (resumed by the worker's tool-resume queue).
+    suspensions: {
+      suspensions: channelKeyring === null ? null : createSuspensionStore(pool, channelKeyring),
+      boss: jobs,
+    },
     traces: { verifyApiKey: (key) => auth.verifyApiKey(key), verifyJwt, reads: createTraceReads(pool) },
     // Deployment-wide projections admin: status and rebuilds (jobs for the worker's projection-rebuild queue).
     projections: {
@@ -210,7 +217,7 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
               tasks: createA2aTaskStore(pool),
               deliver: (connection, messages) => channelPipeline.deliver(connection, messages),
             },
-            agents: createAgentStore(pool),
+            agents,
             ...(config.PUBLIC_BASE_URL === undefined ? {} : { publicBaseUrl: config.PUBLIC_BASE_URL }),
           },
         }),

@@ -16,3 +16,12 @@ export function callbackAllowlistOf(
     ]);
   }
 }
+
+/** TOOL_HTTP_ALLOWLIST, parsed the same way: what agents' http tools and remote agents may reach although not public. */
+export function toolAllowlistOf(config: Pick<Config, 'TOOL_HTTP_ALLOWLIST'>): CallbackAllowlist {
+  try {
+    return parseCallbackAllowlist(config.TOOL_HTTP_ALLOWLIST);
+  } catch (err) {
+    throw new ConfigError([`TOOL_HTTP_ALLOWLIST: ${err instanceof Error ? err.message : String(err)}`]);
+  }
+}

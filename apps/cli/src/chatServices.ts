@@ -1,18 +1,40 @@
 import { type ChatRouteOptions, sessionScopeFromLog } from '@parley/api';
 import { type AuthStore, expandScopes } from '@parley/auth';
+import { createGuardedFetch, keyringFromConfig } from '@parley/channels';
 import { createJwtVerifier, createSdkTokens, sessionLimitsFromConfig, type VerifyJwt } from '@parley/http';
 import { createPriceCards, createProviderRegistry, createRuntime, type Runtime } from '@parley/runtime';
+import { toolAllowlistOf } from './callbackAllowlist.js';
 import type { System } from './system.js';
 
-/** The runtime of one process: the log, the configured providers (scripted always), the built-in price cards. */
+/** The largest http tool response any agent may accept (the schema's limit), plus one byte to tell it was longer. */
+const TOOL_RESPONSE_BYTES = 1024 * 1024 + 1;
+
+/** Where external systems reach this deployment: PUBLIC_BASE_URL, else the API's own address. */
+export const publicBaseUrlOf = (config: System['config']): string =>
+  config.PUBLIC_BASE_URL ?? `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.PORT}`;
+
+/**
+ * The runtime of one process: the log, the configured providers (scripted always), the built-in
+ * price cards, the credentials keyring (agents' secrets, suspensions), and the SSRF-guarded fetch
+ * of http tools and remote agents (TOOL_HTTP_ALLOWLIST).
+ */
 export function runtimeOf(system: System): Runtime {
   const { config, logger, pool, store } = system;
+  const keyring = keyringFromConfig(config);
   return createRuntime({
     pool,
     store,
     providers: createProviderRegistry(config),
     priceCards: createPriceCards(),
     logger: logger.child({ component: 'runtime' }),
+    ...(keyring === null ? {} : { secrets: keyring }),
+    toolFetch: createGuardedFetch({
+      allowlist: toolAllowlistOf(config),
+      timeoutMs: 120_000,
+      maxResponseBytes: TOOL_RESPONSE_BYTES,
+    }),
+    publicBaseUrl: publicBaseUrlOf(config),
+    suspensionTimeoutSeconds: config.TOOL_SUSPENSION_TIMEOUT_SECONDS,
   });
 }
 

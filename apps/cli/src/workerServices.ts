@@ -9,6 +9,7 @@ import {
 } from '@parley/channels';
 import { createMediaStorage } from '@parley/media';
 import { ConfigError } from '@parley/platform';
+import { createSuspensionStore } from '@parley/runtime';
 import type {
   ChannelsWorkOptions,
   DownstreamOptions,
@@ -81,6 +82,11 @@ export function workerChannels(system: System): ChannelsWorkOptions | undefined 
     },
     connections: createConnectionStore(system.pool, keyring),
     runTurn: (req) => runtime.runTurn(req),
+    // Suspended tools: resumed by their signed callback (the API queues them) or timed out here.
+    suspensions: {
+      resume: (req) => runtime.resume(req),
+      suspensions: createSuspensionStore(system.pool, keyring),
+    },
     // Webhooks queued by the API wake the workers through LISTEN at once; polling is the fallback.
     connectionString: system.databaseUrl,
     teamSize: system.config.CHANNEL_WORKER_CONCURRENCY,

@@ -30,4 +30,5 @@ export * from './httpAsync/index.js';
 export * from './inbound/index.js';
 export * from './manifest/index.js';
 export { channelsMigrations } from './migrations.js';
+export * from './resume/index.js';
 export * from './sdk/index.js';

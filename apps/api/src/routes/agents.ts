@@ -3,10 +3,13 @@ import {
   AGENT_PROVIDERS,
   type Agent,
   type AgentStore,
+  agentContextAccessSchema,
   agentGuardrailsSchema,
+  agentHandoffsSchema,
   agentInputSchema,
   agentNameSchema,
   agentPatchSchema,
+  agentSystemToolsSchema,
   agentToolDefinitionSchema,
 } from '@parley/runtime';
 import type { FastifyPluginAsync } from 'fastify';
@@ -30,6 +33,11 @@ const agentBody = z.object({
   systemPrompt: z.string(),
   tools: z.array(agentToolDefinitionSchema),
   guardrails: agentGuardrailsSchema,
+  systemTools: agentSystemToolsSchema,
+  handoffs: agentHandoffsSchema,
+  contextAccess: agentContextAccessSchema,
+  maxIterations: z.int(),
+  secretNames: z.array(z.string()).describe('The names of its secrets; their values are never returned'),
   environment: z.string().nullable(),
   deploymentId: z.string().nullable(),
   createdAt: z.string(),
@@ -79,11 +87,13 @@ export const agentsRoutes: FastifyPluginAsync<AgentsRouteOptions> = async (app, 
     method: 'POST',
     url: '/api/v1/projects/:projectId/agents',
     summary: 'Create an agent',
-    description: 'Names are unique per project (409 AGENT_EXISTS). `provider` defaults to `scripted`.',
+    description:
+      'Names are unique per project (409 AGENT_EXISTS). `provider` defaults to `scripted`. `secrets` are stored ' +
+      'encrypted (503 SECRETS_NOT_CONFIGURED without CHANNEL_CREDENTIALS_KEY) and never returned. docs/agents.md.',
     operationId: 'createAgent',
     params: projectParams,
     body: agentInputSchema,
-    response: { 201: one, ...errors, 409: errorResponses.standard },
+    response: { 201: one, ...errors, 409: errorResponses.standard, 503: errorResponses.standard },
     preHandler: auth('agent:write'),
     handler: async (request, reply) => {
       const agent = await options.agents.create(request.params.projectId, request.body);
@@ -114,11 +124,12 @@ export const agentsRoutes: FastifyPluginAsync<AgentsRouteOptions> = async (app, 
     url: '/api/v1/projects/:projectId/agents/:name',
     summary: "Change an agent's fields",
     description:
-      'Only the fields given change; `null` clears description, environment or deploymentId. The name cannot change.',
+      'Only the fields given change; `null` clears description, environment or deploymentId. `secrets` merges ' +
+      '(`null` deletes one). The name cannot change.',
     operationId: 'updateAgent',
     params: agentParams,
     body: agentPatchSchema,
-    response: { 200: one, ...errors },
+    response: { 200: one, ...errors, 503: errorResponses.standard },
     preHandler: auth('agent:write'),
     handler: async (request) => {
       const agent = await options.agents.update(request.params.projectId, request.params.name, request.body);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createAuthStore } from '@parley/auth';
+import { keyringFromConfig } from '@parley/channels';
 import { ParleyError } from '@parley/platform';
 import {
   type Agent,
@@ -42,7 +43,8 @@ async function withAgents<T>(
   const system = await openSystem(ctx.config, ctx.logger, { database: 'attach', migrate: true, poolMax: 2 });
   try {
     const { id } = await resolveProject(createAuthStore(system.pool), project);
-    return await fn(createAgentStore(system.pool), id);
+    // Secrets are encrypted with the credentials keyring (CHANNEL_CREDENTIALS_KEY), as the API does.
+    return await fn(createAgentStore(system.pool, keyringFromConfig(ctx.config) ?? undefined), id);
   } catch (err) {
     if (err instanceof ParleyError && err.status < 500) throw new UsageError(err.message);
     if (err instanceof z.ZodError) throw new UsageError(describeIssues(err));

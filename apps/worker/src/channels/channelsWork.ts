@@ -11,6 +11,7 @@ import {
 import { type EventStore, type Listener, startListener } from '@parley/eventstore';
 import type { Logger, Pool } from '@parley/platform';
 import type PgBoss from 'pg-boss';
+import { type SuspensionWorkers, type SuspensionWorkOptions, workSuspensions } from './suspensionWork.js';
 
 export interface ChannelsWorkOptions {
   /** Adapters by channel type (@parley/channels createChannelAdapters). */
@@ -37,6 +38,11 @@ export interface ChannelsWorkOptions {
    * pg-boss and woken by the same LISTEN. Absent: not worked.
    */
   httpAsync?: ChannelsHttpAsyncOptions;
+  /**
+   * Suspended tools: the `tool-resume` queue and the timeout sweep; replies delivered through the
+   * connections and, with `httpAsync`, the subscriptions. Absent: not worked.
+   */
+  suspensions?: SuspensionWorkOptions;
 }
 
 export interface ChannelsHttpAsyncOptions {
@@ -65,6 +71,7 @@ export function createChannelsWork(
   const logger = base.logger.child({ subsystem: 'channels' });
   let boss: PgBoss | null = null;
   let listener: Listener | null = null;
+  let suspensionWorkers: SuspensionWorkers | null = null;
   return {
     async start() {
       boss = createChannelJobQueue(base.pool);
@@ -114,6 +121,34 @@ export function createChannelsWork(
                 ...(options.teamSize === undefined ? {} : { teamSize: options.teamSize }),
               },
             );
+      const suspensions = options.suspensions;
+      suspensionWorkers =
+        suspensions === undefined
+          ? null
+          : await workSuspensions(
+              boss,
+              {
+                pool: base.pool,
+                store: base.store,
+                boss,
+                connections: options.connections,
+                subscriptions: httpAsync?.subscriptions ?? { resolve: async () => null },
+                ...(httpAsync?.retryScheduleSeconds === undefined
+                  ? {}
+                  : { retryScheduleSeconds: httpAsync.retryScheduleSeconds }),
+                logger: logger.child({ component: 'suspensions' }),
+                resume: suspensions.resume,
+                suspensions: suspensions.suspensions,
+              },
+              {
+                ...(suspensions.sweepIntervalMs === undefined
+                  ? {}
+                  : { sweepIntervalMs: suspensions.sweepIntervalMs }),
+                ...(options.pollingIntervalSeconds === undefined
+                  ? {}
+                  : { pollingIntervalSeconds: options.pollingIntervalSeconds }),
+              },
+            );
       if (options.connectionString !== undefined) {
         listener = startListener({
           connectionString: options.connectionString,
@@ -123,11 +158,14 @@ export function createChannelsWork(
           onWake: () => {
             workers.wake();
             httpAsyncWorkers?.wake();
+            suspensionWorkers?.wake();
           },
         });
       }
     },
     async stop() {
+      suspensionWorkers?.stop();
+      suspensionWorkers = null;
       await listener?.close();
       listener = null;
       // Lets the jobs in flight finish (up to 30 s); an unfinished one is retried after it expires.

@@ -14,4 +14,5 @@ export * from './sessionKey.js';
 export * from './subscriptionSchema.js';
 export * from './subscriptionStore.js';
 export * from './turn.js';
+export * from './turnCallbacks.js';
 export * from './work.js';

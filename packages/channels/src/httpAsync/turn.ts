@@ -1,10 +1,5 @@
 import { httpAsyncStream, toAppend } from '@parley/events';
-import {
-  type EventStore,
-  type LogTransaction,
-  logTransactionOn,
-  withLogTransactionOn,
-} from '@parley/eventstore';
+import { type EventStore, logTransactionOn, withLogTransactionOn } from '@parley/eventstore';
 import type { Logger, Pool } from '@parley/platform';
 import type PgBoss from 'pg-boss';
 import {
@@ -17,23 +12,17 @@ import {
   withClient,
   withConversationLock,
 } from '../inbound/processor.js';
+import { httpAsyncOrigin } from '../resume/resumeOrigin.js';
 import type { NormalizedMessage, ResolvedConnection } from '../types.js';
-import {
-  type CallbackMessage,
-  type CallbackTurnOutcome,
-  responseBodyFor,
-  type StatusTransition,
-  statusBodyFor,
-} from './callbacks.js';
+import type { CallbackTurnOutcome } from './callbacks.js';
 import {
   DEFAULT_CALLBACK_RETRY_SCHEDULE_SECONDS,
   type HttpAsyncTurnJobData,
-  httpAsyncDeliveryId,
   httpAsyncEventId,
   httpAsyncTurnJobId,
 } from './jobs.js';
-import { queueHttpAsyncCallback } from './queueCallback.js';
 import type { SubscriptionStore } from './subscriptionStore.js';
+import { turnCallbacks } from './turnCallbacks.js';
 
 /** The fetch a callback attempt uses (createGuardedFetch in production: it re-checks the URL). */
 export type CallbackFetch = (url: string, init: RequestInit) => Promise<Response>;
@@ -64,7 +53,7 @@ export interface HttpAsyncWorkerDeps {
 export const scheduleOf = (deps: Pick<HttpAsyncWorkerDeps, 'retryScheduleSeconds'>): readonly number[] =>
   deps.retryScheduleSeconds ?? DEFAULT_CALLBACK_RETRY_SCHEDULE_SECONDS;
 
-export type HttpAsyncTurnOutcome = 'answered' | 'failed' | 'already_answered';
+export type HttpAsyncTurnOutcome = 'answered' | 'failed' | 'already_answered' | 'suspended';
 
 /**
  * One accepted message (spec 001 §4.9): run the agent's turn in the conversation's session and queue
@@ -111,49 +100,10 @@ export async function processHttpAsyncTurnJob(
   if (subscription === null) log.info('webhook subscription deleted: the turn runs, no callback is queued');
   // A paused subscription still gets its callbacks queued: the callback job dead-letters them when
   // due (redeliverable once it is active again).
-  const wants = (eventType: 'agent.response' | 'agent.status') =>
-    subscription?.events.includes(eventType) === true;
-  const queueDeps = { boss, maxAttempts: scheduleOf(deps).length + 1, now };
-  const message: CallbackMessage = { messageId, sessionKey, metadata: data.metadata };
-  const deliveryOf = (eventType: 'agent.response' | 'agent.status', discriminator = '') =>
-    httpAsyncDeliveryId(subscriptionId, messageId, eventType, discriminator);
-  const queue = async (
-    tx: LogTransaction,
-    eventType: 'agent.response' | 'agent.status',
-    deliveryId: string,
-    payload: Record<string, unknown>,
-    sessionId: string | null,
-  ) => {
-    await queueHttpAsyncCallback(tx, queueDeps, {
-      deliveryId,
-      messageId,
-      subscriptionId,
-      projectId,
-      tenantId,
-      eventType,
-      ...(sessionId === null ? {} : { sessionId }),
-      payload,
-      test: false,
-      firstAttempt: 1,
-    });
-  };
-  const queueStatus = async (tx: LogTransaction, transition: StatusTransition) => {
-    if (!wants('agent.status')) return;
-    const body = statusBodyFor(data.route, message, transition);
-    await queue(
-      tx,
-      'agent.status',
-      deliveryOf('agent.status', transition.status),
-      body,
-      transition.sessionId,
-    );
-  };
-  const queueResponse = async (tx: LogTransaction, outcome: CallbackTurnOutcome) => {
-    if (!wants('agent.response')) return;
-    const deliveryId = deliveryOf('agent.response');
-    const body = responseBodyFor(data.route, message, outcome, deliveryId);
-    await queue(tx, 'agent.response', deliveryId, body, outcome.sessionId);
-  };
+  const callbacks = turnCallbacks(boss, data, subscription?.events ?? null, {
+    now,
+    ...(deps.retryScheduleSeconds === undefined ? {} : { retryScheduleSeconds: deps.retryScheduleSeconds }),
+  });
 
   // The pseudo-connection the channel pipeline runs turns with: the subscription is the connection.
   const connection: ResolvedConnection = {
@@ -198,7 +148,7 @@ export async function processHttpAsyncTurnJob(
 
     await withClient(pool, (client) =>
       withLogTransactionOn(client, deps.store, (tx) =>
-        queueStatus(tx, { status: 'processing', sessionId: knownSession, occurredAt: now() }),
+        callbacks.status(tx, { status: 'processing', sessionId: knownSession, occurredAt: now() }),
       ),
     );
 
@@ -206,6 +156,7 @@ export async function processHttpAsyncTurnJob(
     try {
       result = await runChannelTurn(pool, deps.runTurn, connection, normalized, {
         mapped: knownSession,
+        origin: httpAsyncOrigin(data),
       });
     } catch (err) {
       const lastTry = attempt !== undefined && attempt.retryCount >= attempt.retryLimit;
@@ -219,8 +170,8 @@ export async function processHttpAsyncTurnJob(
         logTransactionOn(lockClient, deps.store, (tx) =>
           recordChannelTurn(lockClient, subscriptionId, normalized, null, {
             within: async () => {
-              await queueResponse(tx, failed);
-              await queueStatus(tx, { status: 'failed', sessionId: knownSession, occurredAt: now() });
+              await callbacks.response(tx, failed);
+              await callbacks.status(tx, { status: 'failed', sessionId: knownSession, occurredAt: now() });
             },
           }),
         ),
@@ -228,6 +179,12 @@ export async function processHttpAsyncTurnJob(
       return 'failed' as const;
     }
 
+    if (result.suspended) {
+      // A tool suspended the turn: agent.response comes when its callback (or its timeout) resumes
+      // it (a delayed callback, spec 001 §4.9); the message stays `processing` until then.
+      await withClient(pool, (client) => recordChannelTurn(client, subscriptionId, normalized, result));
+      return 'suspended' as const;
+    }
     const replied: CallbackTurnOutcome = {
       kind: 'replied',
       sessionId: result.sessionId,
@@ -242,8 +199,9 @@ export async function processHttpAsyncTurnJob(
       logTransactionOn(lockClient, deps.store, (tx) =>
         recordChannelTurn(lockClient, subscriptionId, normalized, result, {
           within: async () => {
-            await queueResponse(tx, replied);
-            await queueStatus(tx, {
+            await callbacks.response(tx, replied);
+            await callbacks.media(tx, result.sessionId, result.reply.media ?? []);
+            await callbacks.status(tx, {
               status: 'completed',
               sessionId: result.sessionId,
               occurredAt: now(),

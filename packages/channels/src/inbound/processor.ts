@@ -4,6 +4,7 @@ import type { Logger, Pool, PoolClient } from '@parley/platform';
 import type PgBoss from 'pg-boss';
 import type { ChannelAdapter, SyncOutcome } from '../adapter.js';
 import { adapterKey, providerVariant } from '../manifest/providers.js';
+import { channelOrigin } from '../resume/resumeOrigin.js';
 import type {
   ChannelHttp,
   NormalizedMessage,
@@ -31,6 +32,8 @@ export interface ChannelTurnRequest {
   channelMetadata?: Record<string, unknown>;
   sentAt?: string;
   messageMetadata?: Record<string, unknown>;
+  /** Where a reply that comes later (a suspended tool's) goes (runtime TurnRequest.origin; ResumeOrigin). */
+  origin?: Record<string, unknown>;
 }
 export interface ChannelTurnResult {
   sessionId: string;
@@ -42,7 +45,14 @@ export interface ChannelTurnResult {
     usedFallback?: boolean;
     /** The model wrote the reply (runtime TurnResult.reply.isLlmGenerated). */
     isLlmGenerated?: boolean;
+    /** Media the reply carries (runtime TurnResult.reply.media). */
+    media?: Array<{ url: string; mimeType: string; name?: string; caption?: string }>;
   };
+  /**
+   * A tool suspended the turn (runtime TurnResult.suspended): nothing is delivered now; the reply
+   * goes out when the turn resumes (deliverResumedReply, with the request's `origin`).
+   */
+  suspended?: null | { suspensionId: string };
   /** This turn started the runtime session (runtime TurnResult.created). */
   created?: boolean;
   /** LLM calls made in the turn (runtime TurnResult.llmCalls). */
@@ -183,13 +193,16 @@ export async function runChannelTurn(
   runTurn: ChannelTurnRunner,
   connection: ResolvedConnection,
   message: NormalizedMessage,
-  options: { signal?: AbortSignal; mapped?: string | null } = {},
+  options: { signal?: AbortSignal; mapped?: string | null; origin?: Record<string, unknown> } = {},
 ): Promise<ChannelTurnResult> {
   const existing =
     options.mapped !== undefined
       ? options.mapped
       : await mappedSession(client, connection.id, message.externalSessionKey);
-  const base = channelTurnRequest(connection, message);
+  const base = {
+    ...channelTurnRequest(connection, message),
+    ...(options.origin === undefined ? {} : { origin: options.origin }),
+  };
   const run = (req: ChannelTurnRequest) =>
     options.signal === undefined ? runTurn(req) : runTurn(req, { signal: options.signal });
   try {
@@ -294,7 +307,9 @@ export async function processInboundJob(
 
     let result: ChannelTurnResult;
     try {
-      result = await runChannelTurn(pool, (req) => deps.runTurn(req), connection, message);
+      result = await runChannelTurn(pool, (req) => deps.runTurn(req), connection, message, {
+        origin: channelOrigin(connection, data.channelType, message),
+      });
     } catch (err) {
       if (!isFinalTurnError(err)) throw err;
       log.warn({ error: err.name }, 'inbound message not answered: the turn failed');
@@ -302,6 +317,11 @@ export async function processInboundJob(
       return;
     }
 
+    if (result.suspended) {
+      // A tool suspended the turn: the reply is sent when it resumes (a send job then, same id).
+      await withClient(pool, (client) => recordChannelTurn(client, connectionId, message, result));
+      return;
+    }
     const send: SendJobData = {
       connectionId,
       channelType: data.channelType,
