@@ -5,6 +5,7 @@ import {
   CHANNEL_SEND_QUEUE,
   type ChannelConnection,
   type ConnectionStore,
+  type CredentialKeyring,
   channelInboundMigrations,
   channelsMigrations,
   createChannelAdapters,
@@ -38,6 +39,7 @@ import {
   createRuntime,
   type LlmProvider,
   type Runtime,
+  type RuntimeDeps,
   runtimeMigrations,
 } from '@parley/runtime';
 import type { FastifyInstance } from 'fastify';
@@ -58,6 +60,8 @@ export interface ChannelWorld {
   auth: AuthStore;
   connections: ConnectionStore;
   runtime: Runtime;
+  /** The keyring of connections and of agents' secrets and suspensions. */
+  keyring: CredentialKeyring;
   boss: PgBoss;
   app: FastifyInstance;
   /** The webhooks' inbound pipeline (what the a2a routes deliver through). */
@@ -99,6 +103,8 @@ export interface ChannelWorldOptions {
   providers?: LlmProvider[];
   /** The pipeline's budget for a synchronous turn (default SYNC_TURN_TIMEOUT_MS). */
   syncTurnTimeoutMs?: number;
+  /** More of the runtime's dependencies (toolFetch, publicBaseUrl...); `secrets` is the world's keyring. */
+  runtime?: Partial<Omit<RuntimeDeps, 'secrets'>>;
   /**
    * More of the API (`chat`, `a2a`), built from the world's parts. With `chat`, synchronous channels
    * run their turns through `chat.runtime` (app.ts), not through the worker's `deps.runTurn`.
@@ -119,7 +125,8 @@ export async function createChannelWorld(options: ChannelWorldOptions = {}): Pro
   ]);
   const store = createPostgresEventStore({ pool: db.pool, connectionString: db.url, upcast });
   const auth = createAuthStore(db.pool);
-  const connections = createConnectionStore(db.pool, createKeyring(randomBytes(32)));
+  const keyring = createKeyring(randomBytes(32));
+  const connections = createConnectionStore(db.pool, keyring);
   const runtime = createRuntime({
     pool: db.pool,
     store,
@@ -129,6 +136,8 @@ export async function createChannelWorld(options: ChannelWorldOptions = {}): Pro
     ),
     priceCards: createPriceCards(),
     logger: silentLogger(),
+    secrets: keyring,
+    ...options.runtime,
   });
   const adapters =
     typeof options.adapters === 'function'
@@ -174,6 +183,7 @@ export async function createChannelWorld(options: ChannelWorldOptions = {}): Pro
     auth,
     connections,
     runtime,
+    keyring,
     boss,
     app,
     pipeline,
