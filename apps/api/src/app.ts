@@ -15,6 +15,7 @@ import type { Logger } from '@parley/platform';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { redactingChildLogger } from './requestLogSerializers.js';
 import { type A2aRouteOptions, a2aRoutes } from './routes/a2a/index.js';
+import { type AgentDiscoveryRouteOptions, agentDiscoveryRoutes } from './routes/agents/discovery.js';
 import { type AgentsRouteOptions, agentsRoutes } from './routes/agents.js';
 import { type AnalyticsRouteOptions, analyticsRoutes } from './routes/analytics.js';
 import {
@@ -106,6 +107,8 @@ export interface AppOptions {
   console?: ConsoleRouteOptions;
   /** The projections admin API (/api/v1/projections, rebuilds run by the worker); absent without it. */
   projections?: ProjectionsRouteOptions;
+  /** GET /api/agents/: agent discovery (spec 000 §9). */
+  agentDiscovery?: AgentDiscoveryRouteOptions;
   /** POST /api/v1/suspensions/{id}/callback: suspended tools resumed by their external system. */
   suspensions?: SuspensionRouteOptions;
 }
@@ -181,6 +184,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.me) await app.register(meRoutes, options.me);
   if (options.sessionMessages) await app.register(sessionMessagesRoutes, options.sessionMessages);
   if (options.agents) await app.register(agentsRoutes, options.agents);
+  if (options.agentDiscovery) await app.register(agentDiscoveryRoutes, options.agentDiscovery);
   if (options.projections) await app.register(projectionsRoutes, options.projections);
   if (options.suspensions) await app.register(suspensionRoutes, options.suspensions);
   if (options.channelConnections) {

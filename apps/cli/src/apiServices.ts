@@ -110,6 +110,7 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
     webChat: { ...chat.options, store: system.store },
     agUi: { ...chat.options, pool },
     agents: { verifyApiKey: (key) => auth.verifyApiKey(key), verifyJwt, agents },
+    agentDiscovery: { verifyApiKey: (key) => auth.verifyApiKey(key), verifyJwt, agents },
     // Suspended tools' signed callbacks (resumed by the worker's tool-resume queue).
     suspensions: {
       suspensions: channelKeyring === null ? null : createSuspensionStore(pool, channelKeyring),

@@ -52,6 +52,9 @@ const PATH_REFERENCES: Record<string, Omit<Reference, 'where' | 'name'>> = {
   'slash/{identifier}': resource((w) => w.slack.identifier),
   'hooks/{streamId}': resource((w) => w.contactCenter.streamId),
   'a2a/{identifier}': resource((w) => w.a2a.identifier),
+  // A suspended tool's callback answers only its per-suspension signature, never a credential: an
+  // unguessable id of the tenant's (none exists here: the route must refuse whatever it is sent).
+  'suspensions/{suspensionId}': resource((w) => `susp_isolation_${w.projectId}`),
 };
 
 /** The channel type of the connection the other parameters of a webhook path name. */
