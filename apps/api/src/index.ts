@@ -6,6 +6,7 @@ export {
   type ChatRouteOptions,
   type SessionScope,
   sessionScopeFromLog,
+  withExecutionQueue,
 } from './routes/chat/index.js';
 export type { ReadinessChecks } from './routes/health.js';
 export type { IngestRouteOptions } from './routes/ingest.js';

@@ -1,7 +1,13 @@
-import { type ChatRouteOptions, sessionScopeFromLog } from '@parley/api';
+import { type ChatRouteOptions, sessionScopeFromLog, withExecutionQueue } from '@parley/api';
 import { type AuthStore, expandScopes } from '@parley/auth';
 import { createGuardedFetch, keyringFromConfig } from '@parley/channels';
-import { createJwtVerifier, createSdkTokens, sessionLimitsFromConfig, type VerifyJwt } from '@parley/http';
+import {
+  createExecutionQueue,
+  createJwtVerifier,
+  createSdkTokens,
+  sessionLimitsFromConfig,
+  type VerifyJwt,
+} from '@parley/http';
 import { createPriceCards, createProviderRegistry, createRuntime, type Runtime } from '@parley/runtime';
 import { toolAllowlistOf } from './callbackAllowlist.js';
 import type { System } from './system.js';
@@ -71,7 +77,14 @@ export function chatServices(
         system.config.SDK_TOKEN_SECRET === undefined
           ? undefined
           : createSdkTokens({ secret: system.config.SDK_TOKEN_SECRET }).verify,
-      runtime: runtimeOf(system),
+      // Every turn of the API process goes through the execution queue (429 QUEUE_FULL when full).
+      runtime: withExecutionQueue(
+        runtimeOf(system),
+        createExecutionQueue({
+          concurrency: system.config.TURN_CONCURRENCY,
+          depth: system.config.TURN_QUEUE_DEPTH,
+        }),
+      ),
       sessionScope: sessionScopeFromLog(system.store),
       limits: limits.limits,
     },

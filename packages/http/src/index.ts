@@ -42,6 +42,13 @@ export {
   tenantContextRequired,
 } from './errors/httpError.js';
 export { type ApiFamily, type ErrorReply, toErrorReply } from './errors/toErrorReply.js';
+export {
+  createExecutionQueue,
+  type ExecutionQueue,
+  type ExecutionQueueOptions,
+  type ExecutionQueueStats,
+  queueFull,
+} from './executionQueue/executionQueue.js';
 export { addRoute, type RouteDefinition, type RouteShapes } from './openapi/addRoute.js';
 export { type ApiDescriptionOptions, apiDescription } from './openapi/apiDescription.js';
 export { errorResponses, errorSchemas } from './openapi/errorSchemas.js';

@@ -80,6 +80,8 @@ function fromParleyError(error: ParleyError, context: { family: ApiFamily; reque
         body.error = { code: error.code, message, details: error.details };
       }
       if (http?.required !== undefined) body.required = http.required;
+      // 429 QUEUE_FULL (spec 000 §7): "retry after retryAfterMs", beside the standard error.
+      if (http?.retryAfterMs !== undefined) body.retryAfterMs = Math.ceil(http.retryAfterMs);
       return { status, headers, body };
     }
     case 'analytics':

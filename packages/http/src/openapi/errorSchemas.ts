@@ -15,7 +15,10 @@ export const errorSchemas: ReadonlyArray<JsonSchema & { $id: string }> = [
         properties: { code: { type: 'string' }, message: { type: 'string' } },
       },
       required: { type: 'string', description: 'On 403 PERMISSION_REQUIRED: the missing permission' },
-      retryAfterMs: { type: 'integer', description: 'On 429 of the recordings API' },
+      retryAfterMs: {
+        type: 'integer',
+        description: 'On 429 of the recordings API, and on 429 QUEUE_FULL (the execution queue is full)',
+      },
     },
   },
   {
@@ -60,4 +63,9 @@ export const errorResponses = {
   authentication: { $ref: 'AuthenticationError#', description: 'Authentication failure' },
   analytics: { $ref: 'AnalyticsError#', description: 'Error' },
   rateLimited: { $ref: 'RateLimitedError#', description: 'Rate limit exceeded' },
+  /** Routes that run agent turns: a rate limit, or 429 QUEUE_FULL in the standard envelope with retryAfterMs. */
+  rateLimitedOrQueueFull: {
+    anyOf: [{ $ref: 'RateLimitedError#' }, { $ref: 'StandardError#' }],
+    description: 'Rate limit exceeded, or QUEUE_FULL (the execution queue is full: retry after retryAfterMs)',
+  },
 } as const satisfies Record<string, JsonSchema>;

@@ -134,6 +134,24 @@ describe('POST /api/v1/chat/stream (a real SSE client over a listening server)',
     expect(types.at(-1)).toBe('AgentReplied');
   });
 
+  it('a tool turn streams one usage event per LLM call, as each call ends; complete sums them', async () => {
+    const res = await stream({ projectId: project.projectId, message: 'Weather? /tool weather city=Lyon' });
+    const { events } = await readSse(res);
+    const names = events.map((e) => e.event);
+    // Call 1 asked for the tool (no text): its usage first; call 2 streamed the reply, then its usage.
+    expect(names[0]).toBe('usage');
+    expect(names.slice(-3)).toEqual(['usage', 'done', 'complete']);
+    const usages = events.filter((e) => e.event === 'usage').map((e) => e.data);
+    expect(usages).toHaveLength(2);
+    const complete = events.at(-1)!.data;
+    expect(complete.inputTokens).toBe(usages.reduce((sum, u) => sum + (u.inputTokens as number), 0));
+    expect(complete.outputTokens).toBe(usages.reduce((sum, u) => sum + (u.outputTokens as number), 0));
+    const calls = (await world.eventTypes(events.at(-2)!.data.sessionId as string)).filter(
+      (t) => t === 'LlmCallRecorded',
+    );
+    expect(calls).toHaveLength(usages.length);
+  });
+
   it('continues a session, and says when the agent ended it', async () => {
     const first = await readSse(await stream({ projectId: project.projectId, message: 'hi' }));
     const sessionId = first.events.at(-1)!.data.sessionId;

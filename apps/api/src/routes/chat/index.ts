@@ -14,6 +14,7 @@ import type { ChatRouteOptions } from './options.js';
 import { createSessionGate, resolveProject } from './sessionGate.js';
 import { HEARTBEAT_MS, openSseStream, type SseStream } from './sse.js';
 
+export { withExecutionQueue } from './executionQueue.js';
 export type { ChatRouteOptions, SessionScope } from './options.js';
 export { sessionScopeFromLog } from './sessionScopeFromLog.js';
 export { formatEvent, HEARTBEAT_MS } from './sse.js';
@@ -27,7 +28,7 @@ const turnErrors = {
   403: errorResponses.standard,
   404: errorResponses.standard,
   409: errorResponses.standard,
-  429: errorResponses.rateLimited,
+  429: errorResponses.rateLimitedOrQueueFull,
   502: errorResponses.standard,
 } as const;
 
