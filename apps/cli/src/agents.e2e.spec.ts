@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
@@ -96,5 +97,62 @@ describe('parley agents', () => {
     expect(JSON.parse((await ok(['agents', 'list', '--project', 'bot', '--json'], db.url)).stdout)).toEqual(
       [],
     );
+  });
+
+  it('creates the agents of the docs/agents.md example from their files, secrets encrypted', async () => {
+    const examples = join(import.meta.dirname, '../../../docs/examples/agents');
+    const env = cleanEnv({
+      DATABASE_URL: db.url,
+      CHANNEL_CREDENTIALS_KEY: randomBytes(32).toString('base64'),
+    });
+    const cli = async (args: string[]) => {
+      const result = await runCli(args, env, 60_000);
+      expect(result.code, result.stderr).toBe(0);
+      return result;
+    };
+    const tenant = JSON.parse((await cli(['tenants', 'create', '--name', 'Docs', '--json'])).stdout);
+    await cli(['projects', 'create', '--tenant', tenant.id, '--slug', 'docs-example']);
+    const file = join(examples, 'concierge.json');
+    const concierge = JSON.parse(
+      (await cli(['agents', 'create', 'concierge', '--project', 'docs-example', '--file', file, '--json']))
+        .stdout,
+    );
+    const definition = JSON.parse(readFileSync(file, 'utf8'));
+    expect(concierge).toMatchObject({
+      name: 'concierge',
+      provider: 'openai-compatible',
+      maxIterations: 6,
+      secretNames: ['ORDERS_TOKEN', 'PARTNER_TOKEN', 'REFUNDS_KEY'],
+      handoffs: definition.handoffs,
+      contextAccess: definition.contextAccess,
+    });
+    expect(concierge.tools.map((t: { name: string }) => t.name)).toEqual([
+      'order_status',
+      'request_refund',
+      'weather',
+    ]);
+    expect(JSON.stringify(concierge)).not.toContain('replace-with-the-orders-api-token');
+    const billing = JSON.parse(
+      (
+        await cli([
+          'agents',
+          'create',
+          'billing',
+          '--project',
+          'docs-example',
+          '--file',
+          join(examples, 'billing.json'),
+          '--json',
+        ])
+      ).stdout,
+    );
+    expect(billing).toMatchObject({ provider: 'anthropic', guardrails: { pii: { input: 'redact' } } });
+    // Without the credentials key, secrets cannot be kept: refused, nothing stored.
+    const nokey = await runCli(
+      ['agents', 'create', 'concierge', '--project', 'docs-example', '--file', file],
+      cleanEnv({ DATABASE_URL: db.url }),
+    );
+    expect(nokey.code).not.toBe(0);
+    expect(nokey.stderr).toMatch(/CHANNEL_CREDENTIALS_KEY/);
   });
 });

@@ -286,19 +286,38 @@ program
 
 const agentsCmd = program
   .command('agents')
-  .description("a project's agents: model, provider, system prompt, tools, guardrails");
+  .description(
+    "a project's agents: model, provider, system prompt, tools, guardrails, handoffs (docs/agents.md)",
+  );
 const agentFlags = (command: Command, verb: 'create' | 'update') =>
   command
     .requiredOption('--project <idOrSlug>', 'the project')
     .option(
+      '--file <path>',
+      'the agent as JSON (the API body: docs/agents.md); the other options override its fields',
+    )
+    .option(
       '--provider <provider>',
-      `scripted or openai-compatible${verb === 'create' ? ' (default scripted)' : ''}`,
+      `scripted, openai-compatible or anthropic${verb === 'create' ? ' (default scripted)' : ''}`,
     )
     .option('--model <model>', `model name${verb === 'create' ? " (default: the provider's)" : ''}`)
     .option('--system-prompt <text>', 'the system prompt')
     .option('--system-prompt-file <path>', 'read the system prompt from a file')
-    .option('--tools <json>', 'tool definitions: a JSON array [{name, description, parameters}], or @file')
-    .option('--guardrails <json>', 'JSON {blockedTerms, maxReplyChars, blockedReply}, or @file')
+    .option(
+      '--tools <json>',
+      'tool definitions: a JSON array [{name, description, parameters, implementation, suspend}], or @file',
+    )
+    .option('--guardrails <json>', 'JSON {blockedTerms, maxReplyChars, blockedReply, pii, model}, or @file')
+    .option(
+      '--secrets <json>',
+      `JSON {NAME: value} (stored encrypted, never shown)${verb === 'update' ? '; null deletes one' : ''}, or @file`,
+    )
+    .option(
+      '--system-tools <json>',
+      'JSON {handoff, escalate, endConversation, presentActions, attachMedia}, or @file',
+    )
+    .option('--handoffs <json>', 'JSON {targets, remote}, or @file')
+    .option('--max-iterations <n>', 'model calls per turn (1-25, default 5)')
     .option('--description <text>', verb === 'update' ? 'a description ("" clears it)' : 'a description')
     .option('--environment <env>', 'environment of new sessions: dev, staging, production, working-copy')
     .option('--deployment <id>', 'deployment id recorded on new sessions')

@@ -20,6 +20,8 @@ import { formatTime, printJson } from './tenants.js';
 
 /** Flags shared by `agents create` and `agents update` (unset flags change nothing). */
 export interface AgentFlags {
+  /** The whole definition, as the API takes it (a JSON file). */
+  file?: string;
   description?: string;
   provider?: string;
   model?: string;
@@ -29,6 +31,11 @@ export interface AgentFlags {
   tools?: string;
   /** JSON object, or @file. */
   guardrails?: string;
+  /** JSON object NAME → value, or @file. */
+  secrets?: string;
+  systemTools?: string;
+  handoffs?: string;
+  maxIterations?: string;
   environment?: string;
   deployment?: string;
   json?: boolean;
@@ -46,7 +53,10 @@ async function withAgents<T>(
     // Secrets are encrypted with the credentials keyring (CHANNEL_CREDENTIALS_KEY), as the API does.
     return await fn(createAgentStore(system.pool, keyringFromConfig(ctx.config) ?? undefined), id);
   } catch (err) {
-    if (err instanceof ParleyError && err.status < 500) throw new UsageError(err.message);
+    // A refusal, or secrets given without CHANNEL_CREDENTIALS_KEY (the configuration's fault, said as is).
+    if (err instanceof ParleyError && (err.status < 500 || err.code === 'SECRETS_NOT_CONFIGURED')) {
+      throw new UsageError(err.message);
+    }
     if (err instanceof z.ZodError) throw new UsageError(describeIssues(err));
     throw err;
   } finally {
@@ -81,6 +91,13 @@ function fieldsOf(flags: AgentFlags): Record<string, unknown> {
     throw new UsageError('give --system-prompt or --system-prompt-file, not both');
   }
   const fields: Record<string, unknown> = {};
+  if (flags.file !== undefined) {
+    const file = jsonFlag('--file', `@${flags.file}`);
+    if (typeof file !== 'object' || file === null || Array.isArray(file)) {
+      throw new UsageError('--file must hold a JSON object (the agent)');
+    }
+    Object.assign(fields, file);
+  }
   if (flags.description !== undefined)
     fields.description = flags.description === '' ? null : flags.description;
   if (flags.provider !== undefined) fields.provider = flags.provider;
@@ -91,6 +108,14 @@ function fieldsOf(flags: AgentFlags): Record<string, unknown> {
   }
   if (flags.tools !== undefined) fields.tools = jsonFlag('--tools', flags.tools);
   if (flags.guardrails !== undefined) fields.guardrails = jsonFlag('--guardrails', flags.guardrails);
+  if (flags.secrets !== undefined) fields.secrets = jsonFlag('--secrets', flags.secrets);
+  if (flags.systemTools !== undefined) fields.systemTools = jsonFlag('--system-tools', flags.systemTools);
+  if (flags.handoffs !== undefined) fields.handoffs = jsonFlag('--handoffs', flags.handoffs);
+  if (flags.maxIterations !== undefined) {
+    const n = Number(flags.maxIterations);
+    if (!Number.isInteger(n)) throw new UsageError('--max-iterations must be a whole number');
+    fields.maxIterations = n;
+  }
   if (flags.environment !== undefined)
     fields.environment = flags.environment === '' ? null : flags.environment;
   if (flags.deployment !== undefined) fields.deploymentId = flags.deployment === '' ? null : flags.deployment;
@@ -116,7 +141,11 @@ export async function agentsCreateCommand(
   name: string,
   options: AgentFlags & { project: string },
 ): Promise<void> {
-  const input = parseOrUsage(agentInputSchema, { name, ...fieldsOf(options) }) as AgentInput;
+  const fields = fieldsOf(options);
+  if (fields.name !== undefined && fields.name !== name) {
+    throw new UsageError(`the file names the agent ${String(fields.name)}, not ${name}`);
+  }
+  const input = parseOrUsage(agentInputSchema, { ...fields, name }) as AgentInput;
   const agent = await withAgents(ctx, options.project, (agents, projectId) =>
     agents.create(projectId, input),
   );
@@ -128,7 +157,8 @@ export async function agentsUpdateCommand(
   name: string,
   options: AgentFlags & { project: string },
 ): Promise<void> {
-  const fields = fieldsOf(options);
+  const { name: named, ...fields } = fieldsOf(options);
+  if (named !== undefined && named !== name) throw new UsageError('the name of an agent cannot change');
   if (Object.keys(fields).length === 0) throw new UsageError('nothing to change: give at least one option');
   const patch = parseOrUsage(agentPatchSchema, fields) as AgentPatch;
   const agent = await withAgents(ctx, options.project, (agents, projectId) =>
