@@ -2,11 +2,23 @@ import { ApiError } from '../api.js';
 import { formatInt, formatUtc } from '../charts/format.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import type { ApiData } from '../components/useApiData.js';
+import { agentDetails } from './agentSpans.js';
 import { DASH, formatCost, formatMs } from './format.js';
 import type { LedgerCall, TraceEvent } from './types.js';
 import { Badge } from './ui.js';
 
-/** The selected span: its fields and attributes; for an LLM call the model, tokens, cost and payload. */
+const AGENT_HEADINGS: Record<string, string> = {
+  tool_call: 'Tool call',
+  tool_result: 'Tool result',
+  handoff: 'Handoff',
+  decision: 'Decision',
+  guardrail_eval: 'Guardrail',
+};
+
+/**
+ * The selected span: its fields and attributes; for an LLM call the model, tokens, cost and
+ * payload; for a tool call, handoff, decision or guardrail evaluation what happened, in words.
+ */
 export function SpanDetail({
   event,
   ledger,
@@ -96,6 +108,19 @@ export function SpanDetail({
           <p class="muted">The LLM call of this span ({event.llmCallId ?? 'no call id'}) is not recorded.</p>
         )
       ) : null}
+      {agentDetails(event).length === 0 ? null : (
+        <section aria-label="Agent action">
+          <h4>{AGENT_HEADINGS[event.eventType] ?? 'Agent action'}</h4>
+          <dl class="kv" aria-label="Agent action fields">
+            {agentDetails(event).map(([label, value]) => (
+              <>
+                <dt>{label}</dt>
+                <dd class={label === 'Arguments' || label === 'Result' ? 'mono' : undefined}>{value}</dd>
+              </>
+            ))}
+          </dl>
+        </section>
+      )}
       <h4>Attributes</h4>
       {Object.keys(event.attributes ?? {}).length === 0 ? (
         <p class="muted">None recorded.</p>

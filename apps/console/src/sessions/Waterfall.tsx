@@ -1,4 +1,5 @@
 import { useMemo, useRef } from 'preact/hooks';
+import { spanSummary } from './agentSpans.js';
 import { formatMs, formatTick } from './format.js';
 import { type SpanNode, visibleRows } from './spanTree.js';
 import type { TraceEvent } from './types.js';
@@ -136,6 +137,7 @@ export function Waterfall({
                     >
                       {label}
                     </button>
+                    {spanSummary(e) === null ? null : <span class="wf-summary muted">{spanSummary(e)}</span>}
                     {row.hasChildren ? <span class="wf-count">{row.node.children.length}</span> : null}
                     {row.node.orphan ? (
                       <span class="tag warn" title="Its parent span is not in this session">
