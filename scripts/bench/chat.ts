@@ -45,7 +45,7 @@ const MESSAGES = [
 ];
 
 /** The configured providers, each call's own time added to `spent.ms`. */
-function timedProviders(inner: ProviderRegistry, spent: { ms: number }): ProviderRegistry {
+export function timedProviders(inner: ProviderRegistry, spent: { ms: number }): ProviderRegistry {
   return {
     names: () => inner.names(),
     get(name) {

@@ -7,7 +7,7 @@
  * BENCH_SECONDS, BENCH_REBUILD_EVENTS, BENCH_BATCH, the BENCH_QUERY_*, BENCH_LEDGER_EVENTS,
  * BENCH_API_*, BENCH_INGEST_*, BENCH_CHAT_*, BENCH_CHANNELS_*, BENCH_HTTP_ASYNC_* ones (_SECONDS, _CLIENTS,
  * _RATE, _TEAM, _POLL_SECONDS, _DOWN_SECONDS, _SCHEDULE), BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (`append`,
- * `rebuild`, `lag`, `queries`, `rebuild-ledger`, `ledger-stats` (only when named; BENCH_LEDGER_STATS_RUNS), `api`, `ingest`, `chat`, `traces-export`, `channels`,
+ * `rebuild`, `lag`, `queries`, `rebuild-ledger`, `ledger-stats` (only when named; BENCH_LEDGER_STATS_RUNS), `api`, `ingest`, `chat`, `tool-turn` (BENCH_TOOL_TURNS), `traces-export`, `channels`,
  * `http-async` or `nats`; the NATS relay's section uses NATS_URL, default nats://127.0.0.1:4222, and
  * BENCH_NATS_EVENTS, BENCH_NATS_SECONDS). Results go to stdout as Markdown, progress to stderr.
  */
@@ -31,6 +31,7 @@ import { benchNats } from './nats.js';
 import { benchQueries } from './queries.js';
 import { benchRebuild } from './rebuild.js';
 import { benchLedgerRebuild } from './rebuildLedger.js';
+import { benchToolTurn } from './toolTurn.js';
 import { benchTracesExport } from './tracesExport.js';
 
 const num = (name: string, fallback: number) => {
@@ -334,6 +335,26 @@ async function chatSection(): Promise<string[]> {
   }
 }
 
+async function toolTurnSection(): Promise<string[]> {
+  const db = await openBenchDatabase(8);
+  try {
+    const r = await benchToolTurn(db.pool, { turns: num('BENCH_TOOL_TURNS', 200) }, log);
+    const ms = (n: number) => `${n.toFixed(1)} ms`;
+    return [
+      '### A tool turn: model → http tool → model, through POST /api/v1/chat/send',
+      '',
+      "The scripted model asks for an http tool, which calls a local service through the SSRF-guarded fetch with a bearer secret decrypted from the agent, then answers from the result: two model calls, one tool call, the turn recorded (trace, two ledger rows, the reply). One client, turns in a row. Parley's added latency: the client's round trip minus the provider's time minus the tool's time (its fetch), per turn; a plain turn's beside it.",
+      '',
+      '| turns | round trip p50 | round trip p99 | provider p50 | tool p50 | tool p99 | added p50 | added p99 | plain turn added p50 | plain turn added p99 | errors |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
+      `| ${fmt(r.turns)} | ${ms(r.total.p50)} | ${ms(r.total.p99)} | ${ms(r.provider.p50)} | ${ms(r.tool.p50)} | ${ms(r.tool.p99)} | ${ms(r.added.p50)} | ${ms(r.added.p99)} | ${ms(r.plainAdded.p50)} | ${ms(r.plainAdded.p99)} | ${r.errors} |`,
+      '',
+    ];
+  } finally {
+    await db.close();
+  }
+}
+
 async function channelsSection(): Promise<string[]> {
   const db = await openBenchDatabase(24);
   try {
@@ -475,6 +496,7 @@ const sections = [
   ...(run('api') ? await apiSection() : []),
   ...(run('ingest') ? await ingestSection() : []),
   ...(run('chat') ? await chatSection() : []),
+  ...(run('tool-turn') ? await toolTurnSection() : []),
   ...(run('traces-export') ? await tracesExportSection() : []),
   ...(run('channels') ? await channelsSection() : []),
   ...(run('http-async') ? await httpAsyncSection() : []),
