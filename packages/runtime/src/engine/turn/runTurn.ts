@@ -5,7 +5,7 @@ import { outputMayChange } from '../../guardrails/guardrailChecks.js';
 import { newMessageId } from '../ids.js';
 import { loadSession } from '../session/loadSession.js';
 import type { RunTurnOptions, TurnRequest, TurnResult } from '../types.js';
-import type { LoopState } from './agentLoop.js';
+import type { LoopDeps, LoopState } from './agentLoop.js';
 import { type AgentSetup, setUpAgent } from './agentSetup.js';
 import { type Answer, answerLocally, answerRemotely } from './answerTurn.js';
 import { blockedReplyOf, inputGuardrails } from './guardrailStage.js';
@@ -97,16 +97,15 @@ function deltaSink(req: TurnRequest, options: RunTurnOptions, setup: AgentSetup 
  * One turn, as stages: open the session → check the input → record the message → answer (the
  * agent loop, or a remote agent) → record everything the turn produced in one append.
  */
-export async function runTurnNow(
+/** The turn's context: its ids, where it runs, the trace and the LLM facts to come. */
+function turnContextFor(
   parts: RuntimeParts,
   req: TurnRequest,
+  opened: OpenedSession,
+  storePayloads: boolean,
   options: RunTurnOptions,
-): Promise<TurnResult> {
-  const t0 = performance.now();
-  const receivedAt = parts.now();
-  const project = await loadProject(parts, req.projectId, req.tenantId);
-  const opened = await openSession(parts, req);
-  const ctx = createTurnContext(
+): TurnContext {
+  return createTurnContext(
     parts,
     {
       sessionId: opened.sessionId,
@@ -118,7 +117,7 @@ export async function runTurnNow(
         environment: opened.environment,
         channelUserId: opened.channelUserId,
       },
-      storePayloads: project.storePayloads,
+      storePayloads,
       userMessageId: newMessageId(),
       replyMessageId: newMessageId(),
       messageMetadata: req.messageMetadata,
@@ -127,6 +126,48 @@ export async function runTurnNow(
     },
     options,
   );
+}
+
+/** The answer: the blocked reply, the remote agent's, or the local agents' loop. */
+function answer(
+  parts: RuntimeParts,
+  ctx: TurnContext,
+  deps: LoopDeps,
+  opened: OpenedSession,
+  state: LoopState,
+  blocked: boolean,
+  onDelta: ((delta: string) => void) | undefined,
+): Promise<Answer> {
+  if (blocked) {
+    return Promise.resolve({
+      agentName: opened.agent.name,
+      kind: 'reply',
+      text: blockedReplyOf(opened.agent),
+      usedFallback: false,
+      isLlmGenerated: false,
+      failure: null,
+      suspension: null,
+      remote: null,
+    });
+  }
+  if (opened.remote !== null)
+    return answerRemotely(parts, ctx, deps, opened.agent, opened.remote, state.messages);
+  return answerLocally(parts, ctx, deps, state, toolTurnOf(ctx), {
+    resumed: false,
+    ...(onDelta === undefined ? {} : { onDelta }),
+  });
+}
+
+export async function runTurnNow(
+  parts: RuntimeParts,
+  req: TurnRequest,
+  options: RunTurnOptions,
+): Promise<TurnResult> {
+  const t0 = performance.now();
+  const receivedAt = parts.now();
+  const project = await loadProject(parts, req.projectId, req.tenantId);
+  const opened = await openSession(parts, req);
+  const ctx = turnContextFor(parts, req, opened, project.storePayloads, options);
   const deps = loopDepsOf(parts, ctx);
   // The provider is resolved before anything is recorded: a misconfigured agent records no message.
   const setup = opened.remote === null ? await setUpAgent(deps, ctx, opened.agent) : null;
@@ -140,7 +181,6 @@ export async function runTurnNow(
     });
   }
   const input = await inputGuardrails(ctx, deps, opened.agent, req.message);
-  const stream = sessionStream(opened.sessionId);
   const refreshOpen = async (): Promise<bigint> => {
     const view = await loadSession(parts.store, opened.sessionId);
     if (view === null) throw new SessionNotFoundError(opened.sessionId);
@@ -149,49 +189,32 @@ export async function runTurnNow(
   };
   const revision = await appendTurnEvents(
     parts.store,
-    stream,
+    sessionStream(opened.sessionId),
     firstEvents(req, opened, ctx, input.text, receivedAt),
     opened.revision,
     refreshOpen,
   );
-
-  const messages = [
-    ...opened.history,
-    { role: 'user' as const, content: userContent(input.text, req.actionEvent) },
-  ];
   const state: LoopState = {
+    // Null only when a remote agent answers (the loop does not run).
     setup: setup as AgentSetup,
-    messages,
+    messages: [...opened.history, { role: 'user', content: userContent(input.text, req.actionEvent) }],
     llmCalls: 0,
     media: [],
     ending: null,
     handoffs: [],
   };
-  let answer: Answer;
-  if (input.blocked) {
-    answer = {
-      agentName: opened.agent.name,
-      kind: 'reply',
-      text: blockedReplyOf(opened.agent),
-      usedFallback: false,
-      isLlmGenerated: false,
-      failure: null,
-      suspension: null,
-      remote: null,
-    };
-  } else if (opened.remote !== null || setup === null) {
-    answer = await answerRemotely(parts, ctx, deps, opened.agent, opened.remote!, messages);
-  } else {
-    const onDelta = deltaSink(req, options, setup, ctx.replyMessageId);
-    answer = await answerLocally(parts, ctx, deps, state, toolTurnOf(ctx), {
-      resumed: false,
-      ...(onDelta === undefined ? {} : { onDelta }),
-    });
-  }
-
+  const answered = await answer(
+    parts,
+    ctx,
+    deps,
+    opened,
+    state,
+    input.blocked,
+    deltaSink(req, options, setup, ctx.replyMessageId),
+  );
   const facts = turnFacts({
     ctx,
-    answer,
+    answer: answered,
     state: { ...state, agentName: state.setup?.agent.name ?? opened.agent.name },
     startedAt: receivedAt,
     durationMs: performance.now() - t0,
@@ -200,13 +223,13 @@ export async function runTurnNow(
   const endedByOther = await recordAfter(parts, ctx, facts, revision);
   return resultOf({
     ctx,
-    answer,
+    answer: answered,
     state,
     facts,
     created: opened.created,
     endedByOther,
     t0,
-    pendingReply: pendingReplyOf(state, answer),
+    pendingReply: pendingReplyOf(state, answered),
   });
 }
 
