@@ -29,20 +29,41 @@ export interface PoolSettings {
   connectionString: string;
   max?: number;
   applicationName?: string;
+  /**
+   * How long a checkout waits for a connection (a new one, or a free one of a full pool) before it
+   * fails (a connection-class error: 503 on the API, a retry with backoff in the worker). Default 10 s.
+   */
+  connectionTimeoutMs?: number;
 }
+
+/** Default of PoolSettings.connectionTimeoutMs. */
+const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
 
 export function createPool(settings: PoolSettings): Pool {
   const pool = new pg.Pool({
     connectionString: settings.connectionString,
     max: settings.max ?? 10,
     application_name: settings.applicationName ?? 'parley',
+    connectionTimeoutMillis: settings.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+    // A connection whose server vanished without a FIN (a failover, a dropped route) is noticed.
+    keepAlive: true,
     types,
   });
   // An idle client losing its connection must not crash the process; the pool
   // drops it and the next checkout opens a new one.
   pool.on('error', () => {});
+  // A checked-out client has no pool listener: when the server ends its session between two
+  // statements (a restart's 57P01, a crash, a dropped connection) pg emits 'error' on the client,
+  // which with no listener is an uncaught exception that ends the process. Every client gets one for
+  // its whole life. Nothing is lost by ignoring the event: the client is no longer queryable, so the
+  // holder's next statement fails with a connection-class error, and release() discards it.
+  pool.on('connect', (client) => {
+    client.on('error', ignoreConnectionLoss);
+  });
   return pool;
 }
+
+function ignoreConnectionLoss(): void {}
 
 /** Runs fn in one transaction on one client; rolls back on any error. */
 export function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
@@ -85,6 +106,8 @@ async function inTransaction<T>(
 /** Checks that the database answers within timeoutMs. */
 export async function ping(connectionString: string, timeoutMs = 1_000): Promise<boolean> {
   const client = new pg.Client({ connectionString, connectionTimeoutMillis: timeoutMs });
+  // The server may end the session while we hold it (a restart): an answer of false, not a crash.
+  client.on('error', ignoreConnectionLoss);
   try {
     await client.connect();
     await client.query('select 1');

@@ -89,6 +89,8 @@ export async function findRunningEmbeddedPostgres(dir: string, database = 'parle
   if (!credentials.port) return null;
   const url = urlFor(credentials, credentials.port, database);
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
+  // A cluster stopping while we ask must be an answer (null), not an uncaught 'error' event.
+  client.on('error', () => {});
   try {
     await client.connect();
     return url;
