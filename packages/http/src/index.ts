@@ -39,6 +39,8 @@ export {
   platformApiKeyRequired,
   projectNotFound,
   rateLimited,
+  SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS,
+  serviceUnavailable,
   tenantContextRequired,
 } from './errors/httpError.js';
 export { type ApiFamily, type ErrorReply, toErrorReply } from './errors/toErrorReply.js';

@@ -1,4 +1,5 @@
 export { type Config, ConfigError, configSchema, loadConfig } from './config.js';
+export { isConnectionError } from './connectionErrors.js';
 export {
   CREDENTIALS_KEY_BYTES,
   type CredentialKeyring,

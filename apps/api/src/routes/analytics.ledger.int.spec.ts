@@ -320,6 +320,7 @@ describe('GET /api/public/analytics/projects/{projectId}/llm-ledger', () => {
       '414',
       '429',
       '431',
+      '503',
     ]);
     const names = op.parameters.map((p: { name: string }) => p.name);
     for (const name of [

@@ -437,6 +437,7 @@ describe('GET /api/public/analytics/projects/{projectId}/llm-ledger/stats', () =
       '414',
       '429',
       '431',
+      '503',
     ]);
     const names = op.parameters.map((p: { name: string }) => p.name);
     for (const name of [

@@ -314,6 +314,7 @@ describe('GET /api/public/analytics/projects/{projectId}/sessions', () => {
       '414',
       '429',
       '431',
+      '503',
     ]);
     const names = op.parameters.map((p: { name: string }) => p.name);
     for (const name of [

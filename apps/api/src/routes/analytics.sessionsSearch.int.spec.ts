@@ -317,6 +317,7 @@ describe('POST /api/public/analytics/projects/{projectId}/sessions/search', () =
       '414',
       '429',
       '431',
+      '503',
     ]);
     const props = op.requestBody.content['application/json'].schema.properties;
     expect(Object.keys(props)).toEqual(

@@ -235,7 +235,7 @@ describe('POST /api/v1/ingest', () => {
   it('is in the OpenAPI document', async () => {
     const doc = (await app.inject('/openapi.json')).json();
     expect(Object.keys(doc.paths['/api/v1/ingest'].post.responses).sort()).toEqual(
-      ['200', '207', '400', '401', '403', '413', '429', '431'].sort(),
+      ['200', '207', '400', '401', '403', '413', '429', '431', '503'].sort(),
     );
   });
 });

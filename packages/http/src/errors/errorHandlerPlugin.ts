@@ -36,7 +36,11 @@ const plugin: FastifyPluginAsync = async (app) => {
     const config = request.routeOptions.config as { apiFamily?: ApiFamily } | undefined;
     const family = config?.apiFamily ?? 'platform';
     const { status, body, headers } = toErrorReply(error, { family, requestId: request.id });
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    if (isServiceUnavailable(body)) {
+      // During an outage every request fails alike: a warning each, without the stack, is enough.
+      const { message, code } = error as { message?: unknown; code?: unknown };
+      request.log.warn({ err: { message, code } }, 'dependency unavailable');
+    } else if (status >= 500) request.log.error({ err: error }, 'request failed');
     // A 400 all the same, but a boundary check is missing: worth an operator's look.
     else if (isUnstorableTextError(error))
       request.log.warn({ err: error }, 'unchecked request text reached PostgreSQL');
@@ -50,5 +54,9 @@ const plugin: FastifyPluginAsync = async (app) => {
     return reply.status(status).send(body);
   });
 };
+
+function isServiceUnavailable(body: Record<string, unknown>): boolean {
+  return (body.error as { code?: unknown } | undefined)?.code === 'SERVICE_UNAVAILABLE';
+}
 
 export const errorHandlerPlugin = fp(plugin, { name: '@parley/http/errors', fastify: '5.x' });

@@ -56,6 +56,26 @@ const thrown: Record<string, () => Error> = {
       detail: 'Unicode low surrogate must follow a high surrogate.',
     }),
   otherDataError: () => Object.assign(new Error('invalid input syntax for type uuid'), { code: '22P02' }),
+  // Connection-class failures of a dependency, as node-postgres, pg-pool, net and ioredis raise them.
+  pgShutdown: () =>
+    Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+  pgStarting: () => Object.assign(new Error('the database system is starting up'), { code: '57P03' }),
+  refused: () =>
+    new AggregateError(
+      [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })],
+      'connect failed',
+    ),
+  poolTimeout: () => new Error('timeout exceeded when trying to connect'),
+  terminated: () => new Error('Connection terminated unexpectedly'),
+  wrapped500: () =>
+    new ParleyError('INTERNAL_ERROR', 500, 'lookup failed', {
+      cause: Object.assign(new Error('connection failure'), { code: '08006' }),
+    }),
+  client400: () =>
+    Object.assign(new Error('bad body'), {
+      statusCode: 400,
+      cause: Object.assign(new Error('x'), { code: 'ECONNRESET' }),
+    }),
 };
 
 let app: FastifyInstance;
@@ -320,5 +340,42 @@ describe("Fastify's own 4xx keep the standard envelope", () => {
 
   it('every response carries x-request-id', async () => {
     expect((await get('/platform/coded')).headers['x-request-id']).toBe('req-1');
+  });
+});
+
+describe('a dependency that is down (connection-class errors)', () => {
+  const connectionClass = ['pgShutdown', 'pgStarting', 'refused', 'poolTimeout', 'terminated', 'wrapped500'];
+
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After in the standard envelope, never 500', async () => {
+    for (const family of ['platform', 'recordings']) {
+      for (const name of connectionClass) {
+        const res = await get(`/${family}/${name}`);
+        expect(res.statusCode, `${family}/${name}`).toBe(503);
+        expect(res.headers['retry-after']).toBe('2');
+        expect(res.json()).toEqual({
+          success: false,
+          error: { code: 'SERVICE_UNAVAILABLE', message: 'Service unavailable' },
+        });
+      }
+    }
+  });
+
+  it('answers 503 in the analytics envelope on an analytics route', async () => {
+    const res = await get('/analytics/pgShutdown');
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('2');
+    expect(res.json()).toEqual({
+      success: false,
+      error: { code: 'SERVICE_UNAVAILABLE', message: 'Service unavailable', details: {} },
+      message: 'Service unavailable',
+      required: '',
+    });
+  });
+
+  it("keeps a client error's own status, and other 500s as they are", async () => {
+    expect((await get('/platform/client400')).statusCode).toBe(400);
+    const boom = await get('/platform/boom');
+    expect(boom.statusCode).toBe(500);
+    expect(boom.headers['retry-after']).toBeUndefined();
   });
 });

@@ -15,7 +15,7 @@ export interface HttpErrorOptions {
   /** What the request needed: the permission on 403 PERMISSION_REQUIRED, the rule on analytics 400s. */
   required?: string;
   details?: Record<string, unknown>;
-  /** 429 only: how long until the window resets. */
+  /** 429: how long until the window resets; 503: when to try again. Sent as Retry-After (seconds). */
   retryAfterMs?: number;
   cause?: unknown;
 }
@@ -97,4 +97,19 @@ export function analyticsError(
   options: { details?: Record<string, unknown>; required?: string } = {},
 ): HttpError {
   return new HttpError(code, status, message, { ...options, envelope: 'analytics' });
+}
+
+/**
+ * Seconds a client is asked to wait (Retry-After) while a dependency of the request (PostgreSQL,
+ * Redis) is unavailable: short, since most outages are restarts of a few seconds, and clients back
+ * off exponentially on 503 anyway (spec 000 §7).
+ */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+
+/** 503 SERVICE_UNAVAILABLE (spec 000 §7) with Retry-After: a dependency the request needs is down. */
+export function serviceUnavailable(cause?: unknown): HttpError {
+  return new HttpError('SERVICE_UNAVAILABLE', 503, 'Service unavailable', {
+    retryAfterMs: SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS * 1000,
+    cause,
+  });
 }

@@ -1,6 +1,6 @@
-import { isUnstorableTextError, ParleyError } from '@parley/platform';
+import { isConnectionError, isUnstorableTextError, ParleyError } from '@parley/platform';
 import { assertNever } from '../assertNever.js';
-import { type EnvelopeKind, HttpError } from './httpError.js';
+import { type EnvelopeKind, HttpError, serviceUnavailable } from './httpError.js';
 
 /**
  * The API a route belongs to; it picks the envelope of errors that do not
@@ -43,6 +43,7 @@ const hiddenMessages: Record<number, string> = { 503: 'Service unavailable' };
  * the error handler logs and sends what this returns.
  */
 export function toErrorReply(error: unknown, context: { family: ApiFamily; requestId: string }): ErrorReply {
+  if (isUnavailable(error)) return fromParleyError(serviceUnavailable(error), context);
   if (error instanceof ParleyError) return fromParleyError(error, context);
   // The backstop of the request checks (addRoute's): text PostgreSQL refused is the request's fault.
   if (isUnstorableTextError(error)) return fromParleyError(unstorableText(), context);
@@ -113,6 +114,18 @@ const unstorableText = () =>
     400,
     'The request contains text that cannot be stored (U+0000 or an unpaired surrogate)',
   );
+
+/**
+ * A dependency is down (isConnectionError), not a fault of the request or of Parley: 503 with
+ * Retry-After rather than 500. A ParleyError keeps its own answer unless it is a 500 wrapping such a
+ * failure; a 4xx is always the request's own.
+ */
+function isUnavailable(error: unknown): boolean {
+  if (error instanceof ParleyError) return error.status === 500 && isConnectionError(error.cause);
+  const status = statusOf(error);
+  if (status !== undefined && status < 500) return false;
+  return isConnectionError(error);
+}
 
 function standard(
   code: string,

@@ -9,6 +9,7 @@ import type {
 } from 'fastify';
 import type { z } from 'zod';
 import type { ApiFamily } from '../errors/toErrorReply.js';
+import { unavailableResponse } from './errorSchemas.js';
 import { type JsonSchema, jsonSchemaOf } from './jsonSchemaOf.js';
 import { refuseUnstorableText, type UnstorableBodyPolicy } from './refuseUnstorableText.js';
 
@@ -77,10 +78,14 @@ export function addRoute<P extends Part, Q extends Part, H extends Part, B exten
     headers: definition.headers,
     body: definition.body,
   };
+  const family = definition.apiFamily ?? 'platform';
+  // Any route can meet a dependency outage (503 SERVICE_UNAVAILABLE with Retry-After): documented
+  // on every route that does not document a 503 of its own.
+  const responses = { 503: unavailableResponse(family), ...definition.response };
   const schema: FastifySchema & Record<string, unknown> = {
     summary: definition.summary,
     response: Object.fromEntries(
-      Object.entries(definition.response).map(([status, shape]) => [status, responseSchema(status, shape)]),
+      Object.entries(responses).map(([status, shape]) => [status, responseSchema(status, shape)]),
     ),
   };
   if (definition.description !== undefined) schema.description = definition.description;
@@ -97,7 +102,7 @@ export function addRoute<P extends Part, Q extends Part, H extends Part, B exten
     method: definition.method,
     url: definition.url,
     schema,
-    config: { apiFamily: definition.apiFamily ?? 'platform' },
+    config: { apiFamily: family },
     ...(definition.bodyLimit === undefined ? {} : { bodyLimit: definition.bodyLimit }),
     // Authentication and permission checks run before schema validation: a caller without a valid
     // credential learns nothing about the route's schema (401/403/404 before 400). Then text that

@@ -1,3 +1,4 @@
+import type { ApiFamily } from '../errors/toErrorReply.js';
 import type { JsonSchema } from './jsonSchemaOf.js';
 
 /** The envelopes of spec 000 §7 as shared schemas: components of /openapi.json, referenced by routes. */
@@ -69,3 +70,13 @@ export const errorResponses = {
     description: 'Rate limit exceeded, or QUEUE_FULL (the execution queue is full: retry after retryAfterMs)',
   },
 } as const satisfies Record<string, JsonSchema>;
+
+/**
+ * The 503 every route may answer while a dependency it needs (PostgreSQL, Redis) is down: the
+ * family's envelope with code SERVICE_UNAVAILABLE and a Retry-After header (seconds).
+ */
+export function unavailableResponse(family: ApiFamily): JsonSchema {
+  const description =
+    'Service unavailable: a dependency is down (code SERVICE_UNAVAILABLE); retry after the Retry-After header (seconds)';
+  return { $ref: family === 'analytics' ? 'AnalyticsError#' : 'StandardError#', description };
+}
