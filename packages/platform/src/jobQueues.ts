@@ -28,20 +28,35 @@ export interface QueueAdmin<Policy> {
   updateQueue(name: string, policy: Policy): Promise<void>;
 }
 
+/**
+ * deadlock_detected, serialization_failure and unique_violation: what two workers creating queues at
+ * the same moment run into (pg-boss creates a partition per queue; creating queue A here and queue B
+ * there can deadlock on its catalog locks). Trying again after the other finished succeeds.
+ */
+const RACE_CODES = new Set(['40P01', '40001', '23505']);
+const ENSURE_ATTEMPTS = 5;
+
 /** Creates the queue, or updates its policy when it exists (several workers may start at once). */
 export async function ensureQueue<Policy>(
   boss: QueueAdmin<Policy>,
   name: string,
   policy: Policy,
 ): Promise<void> {
-  if (await boss.getQueue(name)) {
-    await boss.updateQueue(name, policy);
-    return;
-  }
-  try {
-    await boss.createQueue(name, policy);
-  } catch (err) {
-    // Another worker created it at the same moment.
-    if (!(await boss.getQueue(name))) throw err;
+  for (let attempt = 1; ; attempt++) {
+    let creating = false;
+    try {
+      if (await boss.getQueue(name)) await boss.updateQueue(name, policy);
+      else {
+        creating = true;
+        await boss.createQueue(name, policy);
+      }
+      return;
+    } catch (err) {
+      // Another worker created it at the same moment (with the same policy: it runs this code).
+      if (creating && (await boss.getQueue(name).catch(() => false))) return;
+      const code = (err as { code?: unknown } | null)?.code;
+      if (attempt >= ENSURE_ATTEMPTS || typeof code !== 'string' || !RACE_CODES.has(code)) throw err;
+      await new Promise((r) => setTimeout(r, 50 + Math.random() * 200 * attempt));
+    }
   }
 }
