@@ -1,5 +1,5 @@
 import type { EventStore, Position } from '@parley/eventstore';
-import { type Logger, type Pool, withTransaction } from '@parley/platform';
+import { isConnectionError, type Logger, type Pool, withTransaction } from '@parley/platform';
 import { applyBatch } from './applyBatch.js';
 import type { Projection } from './defineProjection.js';
 import { ensureProjection } from './ensureProjection.js';
@@ -42,6 +42,28 @@ export interface LoopContext {
 }
 
 /**
+ * The longest wait between two attempts while the database is unreachable (a connection-class
+ * error): trying to connect costs nothing when it is refused, and the loop must be writing again
+ * within moments of the database's return, not after a backoff grown during a long outage.
+ */
+const CONNECTION_RETRY_MAX_MS = 1_000;
+
+/** The wait before the next attempt after `err`, and the backoff after that one. */
+function afterFailure(ctx: LoopContext, backoff: number, err: unknown): { waitMs: number; next: number } {
+  const max = isConnectionError(err)
+    ? Math.min(CONNECTION_RETRY_MAX_MS, ctx.backoff.maxMs)
+    : ctx.backoff.maxMs;
+  const waitMs = Math.min(backoff, max);
+  return { waitMs, next: Math.min(waitMs * 2, max) };
+}
+
+/** Connection-class failures are logged once per outage at warn (then at debug); others each time. */
+function logFailure(log: Logger, err: unknown, streak: number, fields: object, message: string): void {
+  if (!isConnectionError(err) || streak === 1) log.warn({ err, ...fields }, message);
+  else log.debug({ err, streak, ...fields }, message);
+}
+
+/**
  * One projection in one runner: find the live generation, take its writer
  * lock, write it until it stops being live (a rebuild swapped) or the runner
  * stops; then start over. A definition that differs from the live
@@ -53,6 +75,7 @@ export async function runProjectionLoop(ctx: LoopContext, projection: Projection
   const log = ctx.logger.child({ projection: name });
   let warnedMismatch = false;
   let backoff = ctx.backoff.initialMs;
+  let streak = 0;
   while (!ctx.stopping()) {
     try {
       const registered = await readRegistry(ctx.pool, name);
@@ -85,10 +108,13 @@ export async function runProjectionLoop(ctx: LoopContext, projection: Projection
         await lease.release();
       }
       backoff = ctx.backoff.initialMs;
+      streak = 0;
     } catch (err) {
-      log.warn({ err }, 'projection loop failed; retrying');
-      await ctx.sleep(backoff);
-      backoff = Math.min(backoff * 2, ctx.backoff.maxMs);
+      streak += 1;
+      const { waitMs, next } = afterFailure(ctx, backoff, err);
+      logFailure(log, err, streak, { retryInMs: waitMs }, 'projection loop failed; retrying');
+      await ctx.sleep(waitMs);
+      backoff = next;
     }
   }
 }
@@ -105,6 +131,7 @@ async function runGeneration(
   if (start?.status !== 'live') return;
   let checkpoint = start.checkpoint;
   let backoff = ctx.backoff.initialMs;
+  let streak = 0;
   let failed = false;
   const stillLive = async () => (await generationStatus(ctx.pool, name, generation)) === 'live';
   const readOptions = {
@@ -135,6 +162,7 @@ async function runGeneration(
       );
       checkpoint = result.checkpoint;
       backoff = ctx.backoff.initialMs;
+      streak = 0;
       const durationMs = performance.now() - started;
       log.debug(
         { generation, events: result.applied, upserted: result.upserted, durationMs },
@@ -167,9 +195,11 @@ async function runGeneration(
       // After a swap the old tables are dropped: a batch still in flight fails
       // on them. That is a switch, not an error.
       if ((await generationStatus(ctx.pool, name, generation).catch(() => 'live')) !== 'live') return;
-      log.warn({ err, generation, retryInMs: backoff }, 'projection batch failed; retrying');
-      await ctx.sleep(backoff);
-      backoff = Math.min(backoff * 2, ctx.backoff.maxMs);
+      streak += 1;
+      const { waitMs, next } = afterFailure(ctx, backoff, err);
+      logFailure(log, err, streak, { generation, retryInMs: waitMs }, 'projection batch failed; retrying');
+      await ctx.sleep(waitMs);
+      backoff = next;
     }
   }
 }

@@ -1,9 +1,11 @@
 import { parseEvent } from '@parley/events';
 import type { EventStore, Position, RecordedEvent } from '@parley/eventstore';
-import type { Logger, Pool } from '@parley/platform';
+import { isConnectionError, type Logger, type Pool } from '@parley/platform';
 import type PgBoss from 'pg-boss';
 import { fetchJobId } from './eventIds.js';
 import { MEDIA_FETCH_QUEUE, type MediaFetchJobData } from './mediaFetchJob.js';
+
+const MAX_BACKOFF_MS = 10_000;
 
 /** The consumer's name in log_consumer_checkpoints. */
 export const MEDIA_FETCH_CONSUMER = 'recording-media-fetch';
@@ -103,13 +105,23 @@ export function createFetchJobEnqueuer(options: {
     return events.length;
   }
 
+  // Consecutive failures: the retry waits twice as long after each (up to MAX_BACKOFF_MS), so an
+  // outage of the database costs a few attempts, not one per poll interval.
+  let failures = 0;
   const tick = async () => {
     let delay = options.pollIntervalMs;
     try {
       // A full batch: there is more; go on at once.
       if ((await runOnce()) === options.batchSize) delay = 0;
+      failures = 0;
     } catch (err) {
-      logger.error({ err }, 'enqueuing media fetch jobs failed; retrying');
+      delay = Math.min(options.pollIntervalMs * 2 ** failures, MAX_BACKOFF_MS);
+      failures += 1;
+      // A dependency outage is reported once, at warn, then quietly until it is over.
+      if (!isConnectionError(err)) logger.error({ err }, 'enqueuing media fetch jobs failed; retrying');
+      else if (failures === 1)
+        logger.warn({ err }, 'enqueuing media fetch jobs paused: the database is unavailable');
+      else logger.debug({ err, failures, retryInMs: delay }, 'enqueuing media fetch jobs still paused');
     }
     if (!stopped) {
       timer = setTimeout(() => {
