@@ -39,13 +39,17 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
   const { config, logger, pool } = system;
   const auth = createAuthStore(pool, { verifyCacheTtlMs: KEY_CACHE_TTL_MS });
   const tenantLimits = new Map<string, { limit: number | undefined; until: number }>();
-  const rateLimit = rateLimitFromConfig(config, async (tenantId) => {
-    const cached = tenantLimits.get(tenantId);
-    if (cached && cached.until > Date.now()) return cached.limit;
-    const limit = (await auth.getTenant(tenantId))?.rateLimitPerSecond ?? undefined;
-    tenantLimits.set(tenantId, { limit, until: Date.now() + TENANT_LIMIT_TTL_MS });
-    return limit;
-  });
+  const rateLimit = rateLimitFromConfig(
+    config,
+    async (tenantId) => {
+      const cached = tenantLimits.get(tenantId);
+      if (cached && cached.until > Date.now()) return cached.limit;
+      const limit = (await auth.getTenant(tenantId))?.rateLimitPerSecond ?? undefined;
+      tenantLimits.set(tenantId, { limit, until: Date.now() + TENANT_LIMIT_TTL_MS });
+      return limit;
+    },
+    logger,
+  );
   const recordings = recordingsServices(system, auth);
   const verifyJwt = jwtVerifierOf(system, auth);
   const chat = chatServices(system, auth, verifyJwt);

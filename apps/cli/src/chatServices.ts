@@ -67,7 +67,7 @@ export function chatServices(
   auth: AuthStore,
   verifyJwt: VerifyJwt | undefined,
 ): { options: ChatRouteOptions; close(): Promise<void> } {
-  const limits = sessionLimitsFromConfig(system.config);
+  const limits = sessionLimitsFromConfig(system.config, system.logger);
   return {
     options: {
       verifyApiKey: (key) => auth.verifyApiKey(key),

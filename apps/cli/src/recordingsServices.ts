@@ -6,8 +6,8 @@ import {
   createRedisMediaTokenStore,
   type MediaTokenStore,
 } from '@parley/media';
+import { createRedisClient } from '@parley/platform';
 import { loadRecordingFile, loadSessionRecordings } from '@parley/projection-recordings';
-import { Redis } from 'ioredis';
 import type { System } from './system.js';
 
 /** How long a tenant's callRecording switch is cached per API process. */
@@ -23,12 +23,18 @@ export function recordingsServices(
   auth: AuthStore,
 ): { options: RecordingsRouteOptions; close(): Promise<void> } {
   const { config, pool, store } = system;
-  let redis: Redis | undefined;
+  let redis: ReturnType<typeof createRedisClient> | undefined;
   let tokens: MediaTokenStore;
   if (config.REDIS_URL === undefined) {
     tokens = createInProcessMediaTokenStore();
   } else {
-    redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, commandTimeout: 1_000 });
+    // While Redis is away no URL can be issued (url_signing_failed, retryable) and no token checked
+    // (503): media is never served on a token that could not be verified (docs/reliability.md).
+    redis = createRedisClient(config.REDIS_URL, {
+      purpose: 'media tokens',
+      commandTimeoutMs: 1_000,
+      logger: system.logger,
+    });
     tokens = createRedisMediaTokenStore(redis);
   }
   const features = new Map<string, { enabled: boolean; until: number }>();

@@ -67,7 +67,7 @@ export function voiceApiServices(
 } {
   const { config, store } = system;
   const settings = voiceSettingsOf(config);
-  const { limiter, close } = voiceLimiterFromConfig(config);
+  const { limiter, close } = voiceLimiterFromConfig(config, system.logger);
   const accounts = telephonyAccountsOf(system);
   const common = { verifyApiKey, verifyJwt, settings, limiter };
   return {

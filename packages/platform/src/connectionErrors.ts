@@ -42,6 +42,7 @@ const UNAVAILABLE_MESSAGES = [
   'timeout exceeded when trying to connect', // pg-pool: no connection within connectionTimeoutMillis
   'Query read timeout',
   'Connection is closed', // ioredis
+  'Command timed out', // ioredis commandTimeout
   "Stream isn't writeable", // ioredis without an offline queue
   'Reached the max retries per request limit', // ioredis MaxRetriesPerRequestError
 ];

@@ -19,6 +19,7 @@ describe('isConnectionError', () => {
       'Client has encountered a connection error and is not queryable',
       'timeout exceeded when trying to connect',
       'Connection is closed.',
+      'Command timed out',
       'Reached the max retries per request limit (which is 1). Refer to "maxRetriesPerRequest" option for details.',
     ])
       expect(isConnectionError(new Error(message)), message).toBe(true);
@@ -48,7 +49,9 @@ describe('isConnectionError', () => {
 
   it('is false for any error whose message and code say nothing of a connection', () => {
     const code = fc.stringMatching(/^[0-9A-Z]{5}$/).filter((c) => !/^(08|57P0|53[34]|58030)/.test(c));
-    const message = fc.string().filter((m) => !/^(Connection|Client|timeout|Query|Stream|Reached)/.test(m));
+    const message = fc
+      .string()
+      .filter((m) => !/^(Connection|Client|timeout|Query|Stream|Reached|Command)/.test(m));
     fc.assert(fc.property(code, message, (c, m) => !isConnectionError(coded(c, m))));
   });
 });

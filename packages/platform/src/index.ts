@@ -45,6 +45,7 @@ export {
   migrate,
   pendingMigrations,
 } from './migrations.js';
+export { createRedisClient, type RedisClientOptions } from './redisClient.js';
 export {
   dottedPath,
   findUnstorableText,

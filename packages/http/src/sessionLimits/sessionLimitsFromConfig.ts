@@ -1,5 +1,5 @@
-import type { Config } from '@parley/platform';
-import { Redis } from 'ioredis';
+import { type Config, createRedisClient, type Logger } from '@parley/platform';
+import { withLocalFallback } from '../rateLimit/fallbackRateLimiter.js';
 import { createInProcessRateLimiter } from '../rateLimit/inProcessRateLimiter.js';
 import type { RateLimiter } from '../rateLimit/rateLimiter.js';
 import { createRedisRateLimiter } from '../rateLimit/redisRateLimiter.js';
@@ -36,9 +36,11 @@ type LimitsConfig = Pick<
 /**
  * The session limits as configured: Redis when REDIS_URL is set (shared by all
  * API processes), else in-process. As for the tenant rate limit, the Redis
- * client fails fast and the routes let a message through when Redis fails.
+ * client fails fast; while Redis is away the message rate is limited per
+ * process and a new session is admitted without the concurrency count
+ * (sessionGate fails open; docs/reliability.md says why).
  */
-export function sessionLimitsFromConfig(config: LimitsConfig): ConfiguredSessionLimits {
+export function sessionLimitsFromConfig(config: LimitsConfig, logger?: Logger): ConfiguredSessionLimits {
   const base = {
     messagesPerMinute: config.CHAT_SESSION_MESSAGES_PER_MINUTE,
     maxConcurrentSessions: config.CHAT_MAX_CONCURRENT_SESSIONS,
@@ -54,15 +56,17 @@ export function sessionLimitsFromConfig(config: LimitsConfig): ConfiguredSession
       close: async () => {},
     };
   }
-  const redis = new Redis(config.REDIS_URL, {
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    commandTimeout: 250,
+  const redis = createRedisClient(config.REDIS_URL, {
+    purpose: 'session limits',
+    ...(logger === undefined ? {} : { logger }),
   });
   return {
     limits: {
       ...base,
-      messageRate: createRedisRateLimiter({ redis, prefix: 'parley:session-rl:' }),
+      messageRate: withLocalFallback(
+        createRedisRateLimiter({ redis, prefix: 'parley:session-rl:' }),
+        createInProcessRateLimiter(),
+      ),
       activeSessions: createRedisActiveSessionLimiter({ redis }),
     },
     close: async () => {

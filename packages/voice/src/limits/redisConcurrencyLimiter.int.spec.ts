@@ -42,7 +42,18 @@ if (connected) {
       const configured = voiceLimiterFromConfig({ REDIS_URL: url });
       const t = `cfg-${process.pid}-${Date.now()}`;
       try {
-        await configured.limiter.admit(t, [{ pool: 'calls', member: 'a', limit: 1 }], 5_000);
+        // No offline queue (fail fast while Redis is away): commands fail until the connection is ready.
+        for (let i = 0; ; i += 1) {
+          const admitted = await configured.limiter
+            .admit(t, [{ pool: 'calls', member: 'a', limit: 1 }], 5_000)
+            .then(
+              () => true,
+              () => false,
+            );
+          if (admitted) break;
+          if (i > 100) throw new Error('Redis never became ready');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
         expect(await redis.zcard(`parley:voice:calls:${t}`)).toBe(1);
         await configured.limiter.release(t, 'calls', 'a');
         expect(await redis.exists(`parley:voice:calls:${t}`)).toBe(0);
