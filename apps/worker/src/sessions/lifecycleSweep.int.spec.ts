@@ -104,6 +104,8 @@ function session(projectId = `proj_${randomUUID()}`) {
         containmentType: 'contained_resolved',
         endedAt: iso(at),
       }),
+    call: (status: 'in-progress' | 'completed', at: number) =>
+      add('VoiceCallStatusChanged', { callId: 'CA1', accountId: 'AC1', status, reportedAt: iso(at) }),
   };
 }
 
@@ -187,6 +189,24 @@ describe('the session lifecycle sweep', () => {
       [old.sessionId]: ['archived', 'contained_resolved'],
       [recent.sessionId]: ['completed', 'contained_resolved'],
     });
+  });
+
+  it('never abandons a session whose call is in progress: a live call is activity', async () => {
+    const s = session();
+    await s.start(NOW - 3 * 60 * MIN);
+    await s.call('in-progress', NOW - 3 * 60 * MIN);
+    await s.message(NOW - 2 * 60 * MIN);
+    await caughtUp();
+    // Two hours without a message, the call still going: nothing is due, so its recordings stay
+    // call_in_progress (retryable) instead of media_not_available.
+    expect(await sweep()).toEqual({ idled: 0, abandoned: 0, archived: 0, conflicts: 0 });
+    expect(await typesOf(s.sessionId)).not.toContain('SessionEnded');
+
+    // The call ends (an event the summaries do not read: nothing to wait for): the thresholds run
+    // from its end.
+    await s.call('completed', NOW);
+    expect(await sweep(NOW + 29 * MIN)).toEqual({ idled: 1, abandoned: 0, archived: 0, conflicts: 0 });
+    expect(await sweep(NOW + 30 * MIN)).toEqual({ idled: 0, abandoned: 1, archived: 0, conflicts: 0 });
   });
 
   it('gives the list durations right in every state: an idle session’s run until the time of reading', async () => {

@@ -7,6 +7,7 @@ import {
   listOpenSessionsDue,
   summarizeSession,
 } from '@parley/projection-session-summaries';
+import { callActivity } from './callActivity.js';
 import { type LifecycleThresholds, lifecycleTransitions, transitionEvents } from './lifecycleTransitions.js';
 
 export interface LifecycleSweepDeps {
@@ -83,7 +84,7 @@ async function settle(
   const last = events.at(-1);
   const row = summarizeSession(events);
   if (!last || !row || row.project_id !== candidate.projectId) return;
-  const transitions = lifecycleTransitions(row, now, deps.thresholds);
+  const transitions = lifecycleTransitions(row, now, deps.thresholds, callActivity(events));
   if (transitions.length === 0) return;
   const tenantId = events.find((e) => typeof e.metadata.tenantId === 'string')?.metadata.tenantId;
   try {

@@ -2,6 +2,7 @@ import { type EventDataInput, toAppend } from '@parley/events';
 import type { EventToAppend } from '@parley/eventstore';
 import { deriveEventId } from '@parley/ingest';
 import { ARCHIVED, IDLE, type SummaryRow } from '@parley/projection-session-summaries';
+import { type CallActivity, lastActivityWithCalls, NO_CALLS } from './callActivity.js';
 
 /** The timed transitions' thresholds (SESSION_IDLE_AFTER_SECONDS, ..._ABANDON_..., ..._ARCHIVE_AFTER_DAYS). */
 export interface LifecycleThresholds {
@@ -26,12 +27,15 @@ const at = (ms: number) => new Date(ms).toISOString();
  * is. Every time in them is derived from the session (last activity or end, plus a threshold), not
  * from `now`, and every event's key names the fact it records: two sweeps that decide on the same
  * stream produce the same events with the same ids. A sweep that ran late appends every transition
- * it missed (idle, abandoned, archived) at once, each at the time it became due.
+ * it missed (idle, abandoned, archived) at once, each at the time it became due. A live call is
+ * activity (`calls`, from the session's own stream): no transition is due while it lasts, and the
+ * thresholds run from its end.
  */
 export function lifecycleTransitions(
   row: SummaryRow,
   now: Date,
   thresholds: LifecycleThresholds,
+  calls: CallActivity = NO_CALLS,
 ): LifecycleTransition[] {
   if (row.created_at === null || row.status === ARCHIVED) return [];
   const scope = { sessionId: row.id, projectId: row.project_id };
@@ -47,7 +51,11 @@ export function lifecycleTransitions(
       : [];
   if (row.end_status !== null && row.ended_at !== null) return archive(row.ended_at.getTime());
 
-  const lastActivity = (row.last_activity_at ?? row.created_at).getTime();
+  const lastActivity = lastActivityWithCalls(
+    (row.last_activity_at ?? row.created_at).getTime(),
+    calls,
+    now.getTime(),
+  );
   const lastActivityAt = at(lastActivity);
   const out: LifecycleTransition[] = [];
   const idleAt = lastActivity + thresholds.idleAfterMs;
