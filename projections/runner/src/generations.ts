@@ -4,6 +4,7 @@ import { createTableSql, dropTableSql, dropViewSql, viewSql } from './ddl.js';
 import { type Projection, ProjectionDefinitionError } from './defineProjection.js';
 import { inTransaction } from './inTransaction.js';
 import { listGenerations, lockRegistryEntry, readRegistry } from './registry.js';
+import { withShortLockWaits } from './withShortLockWaits.js';
 
 /** The steps of a generation's life that a rebuild takes: prepare, swap in, drop the retired. */
 
@@ -55,15 +56,13 @@ export async function prepareGeneration(client: PoolClient, projection: Projecti
 
 const VIEW_SHAPE_ERRORS = new Set(['42P16', '42804']);
 
-/** Inside the swap transaction: views to the new tables, registry to the new generation. */
-export async function swapGeneration(
+/** The views of `projection` onto `generation`'s tables; views of tables it no longer has are dropped. */
+async function replaceViews(
   client: PoolClient,
   projection: Projection,
   generation: number,
-): Promise<number> {
-  const { name } = projection;
-  const registered = await readRegistry(client, name);
-  if (!registered) throw new Error(`projection ${name} vanished from the registry during its rebuild`);
+  registeredTables: readonly string[],
+): Promise<void> {
   for (const table of projection.storage) {
     // Same leading columns: replace in place (dependent views survive).
     // Otherwise drop and create, still inside this transaction.
@@ -79,9 +78,23 @@ export async function swapGeneration(
       await client.query(viewSql(table, generation, 'create'));
     }
   }
-  for (const logical of registered.tables) {
+  for (const logical of registeredTables) {
     if (!projection.storage.some((t) => t.logical === logical)) await client.query(dropViewSql(logical));
   }
+}
+
+/** Inside the swap transaction: views to the new tables, registry to the new generation. */
+export async function swapGeneration(
+  client: PoolClient,
+  projection: Projection,
+  generation: number,
+): Promise<number> {
+  const { name } = projection;
+  const registered = await readRegistry(client, name);
+  if (!registered) throw new Error(`projection ${name} vanished from the registry during its rebuild`);
+  // Every view this swap changes, all or none (see withShortLockWaits): replacing them one by one
+  // holds the first while waiting for a read of the second, which may be waiting for the first.
+  await withShortLockWaits(client, () => replaceViews(client, projection, generation, registered.tables));
   await client.query(
     `update projection_generations set status = 'retired', retired_at = now(), updated_at = now()
       where name = $1 and status = 'live'`,
@@ -109,7 +122,10 @@ export async function dropRetiredTables(client: PoolClient, name: string, log: L
     if (g.status !== 'retired' || g.tablesDropped) continue;
     try {
       await inTransaction(client, async () => {
-        for (const logical of g.tables) await client.query(dropTableSql(logical, g.generation));
+        // A read that began before the swap may still hold some of them (see withShortLockWaits).
+        await withShortLockWaits(client, async () => {
+          for (const logical of g.tables) await client.query(dropTableSql(logical, g.generation));
+        });
         await client.query(
           `update projection_generations set tables_dropped_at = now(), updated_at = now()
             where name = $1 and generation = $2`,
