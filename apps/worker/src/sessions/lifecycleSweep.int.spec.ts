@@ -209,6 +209,31 @@ describe('the session lifecycle sweep', () => {
     expect(await sweep(NOW + 30 * MIN)).toEqual({ idled: 0, abandoned: 1, archived: 0, conflicts: 0 });
   });
 
+  it('stops between two sessions when it is told to (a worker stopping), leaving the rest for later', async () => {
+    const projectId = `proj_${randomUUID()}`;
+    for (let i = 0; i < 4; i++) await session(projectId).start(NOW - 10 * MIN);
+    await caughtUp();
+    const stop = new AbortController();
+    const stopsAfterOneRead: EventStore = {
+      ...store,
+      readStream: (stream, options) => {
+        stop.abort();
+        return store.readStream(stream, options);
+      },
+    };
+    const first = await runLifecycleSweep({
+      pool: db.pool,
+      store: tracked(stopsAfterOneRead),
+      logger: silentLogger(),
+      thresholds,
+      now: () => new Date(NOW),
+      batchSize: 2,
+      signal: stop.signal,
+    });
+    expect(first).toEqual({ idled: 1, abandoned: 0, archived: 0, conflicts: 0 });
+    expect(await sweep()).toEqual({ idled: 3, abandoned: 0, archived: 0, conflicts: 0 });
+  });
+
   it('gives the list durations right in every state: an idle session’s run until the time of reading', async () => {
     const s = session();
     await s.start(NOW - 20 * MIN);

@@ -18,6 +18,8 @@ export interface LifecycleSweepDeps {
   now?: () => Date;
   /** Candidates read per page of the summaries. */
   batchSize?: number;
+  /** Stops the sweep between two sessions (a worker stopping): what is left is the next sweep's. */
+  signal?: AbortSignal;
 }
 
 export interface LifecycleSweepResult {
@@ -45,8 +47,12 @@ export async function runLifecycleSweep(deps: LifecycleSweepDeps): Promise<Lifec
   const drain = async (page: (after?: LifecycleCandidate) => Promise<LifecycleCandidate[]>) => {
     let after: LifecycleCandidate | undefined;
     for (;;) {
+      if (deps.signal?.aborted) return;
       const candidates = await page(after);
-      for (const candidate of candidates) await settle(deps, candidate, now, result);
+      for (const candidate of candidates) {
+        if (deps.signal?.aborted) return;
+        await settle(deps, candidate, now, result);
+      }
       if (candidates.length < limit) return;
       after = candidates.at(-1);
     }

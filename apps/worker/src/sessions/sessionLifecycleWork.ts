@@ -1,5 +1,5 @@
 import type { EventStore } from '@parley/eventstore';
-import type { Logger, Pool } from '@parley/platform';
+import { isConnectionError, type Logger, type Pool } from '@parley/platform';
 import { runLifecycleSweep } from './lifecycleSweep.js';
 import type { LifecycleThresholds } from './lifecycleTransitions.js';
 
@@ -26,6 +26,9 @@ export function createSessionLifecycleWork(
   const logger = base.logger.child({ subsystem: 'session-lifecycle' });
   let timer: NodeJS.Timeout | null = null;
   let sweeping: Promise<unknown> | null = null;
+  // A sweep over a large backlog (thousands of sessions going idle at once) would hold a graceful
+  // stop past its deadline: stop() ends it between two sessions.
+  const stopping = new AbortController();
 
   const sweep = () => {
     if (sweeping) return;
@@ -35,8 +38,14 @@ export function createSessionLifecycleWork(
       logger,
       thresholds: options.thresholds,
       batchSize: base.batchSize,
+      signal: stopping.signal,
     })
-      .catch((err: unknown) => logger.error({ err }, 'session lifecycle sweep failed'))
+      .catch((err: unknown) => {
+        // The database away: the next sweep catches up (every transition is timed by the session).
+        if (isConnectionError(err))
+          logger.warn({ err }, 'session lifecycle sweep skipped: database unavailable');
+        else logger.error({ err }, 'session lifecycle sweep failed');
+      })
       .finally(() => {
         sweeping = null;
       });
@@ -50,6 +59,7 @@ export function createSessionLifecycleWork(
     async stop() {
       if (timer) clearInterval(timer);
       timer = null;
+      stopping.abort();
       await sweeping;
     },
   };
