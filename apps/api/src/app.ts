@@ -154,6 +154,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler,
     // Request logs carry the URL: redact media tokens from it.
     childLoggerFactory: redactingChildLogger,
+    // A request that reaches a stopping process on a kept-alive connection is served (the process
+    // still has its database) and answered `Connection: close`; Fastify's default would answer 503
+    // in a body outside the spec's envelopes.
+    return503OnClosing: false,
   });
 
   await app.register(errorHandlerPlugin);

@@ -1,4 +1,5 @@
 export { type AppOptions, buildApp } from './app.js';
+export { closeGracefully } from './closeGracefully.js';
 export { type AgentsRouteOptions, toAgentBody } from './routes/agents.js';
 export type { AnalyticsRouteOptions, Freshness } from './routes/analytics.js';
 export {

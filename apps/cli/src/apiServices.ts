@@ -1,4 +1,4 @@
-import { buildApp, createPageCache, sdkChannelLookup } from '@parley/api';
+import { buildApp, closeGracefully, createPageCache, sdkChannelLookup } from '@parley/api';
 import { createAuthStore } from '@parley/auth';
 import {
   checkCallbackUrl,
@@ -230,7 +230,7 @@ export async function createApi(system: System): Promise<{ app: FastifyInstance;
   return {
     app,
     async close() {
-      await app.close();
+      await closeGracefully(app);
       await rateLimit.close();
       await recordings.close();
       await chat.close();
