@@ -66,7 +66,7 @@ export function parleyProcess(options: ProcessOptions): ParleyProcess {
       HOME: process.env.HOME ?? '',
       LOG_FORMAT: 'json',
       // The worker says `worker started` at info; the API would log every request at info.
-      LOG_LEVEL: options.kind === 'worker' ? 'info' : 'warn',
+      LOG_LEVEL: process.env.CHAOS_LOG_LEVEL ?? (options.kind === 'worker' ? 'info' : 'warn'),
       ...options.env,
       ...(port === null ? {} : { PORT: String(port), HOST: '127.0.0.1' }),
     };

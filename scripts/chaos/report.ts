@@ -33,6 +33,9 @@ export function problems(r: ScenarioResult, options: { readsThroughout: boolean 
   for (const [kind, v] of Object.entries(r.recoveryMs))
     if (v !== null && v > 5_000) out.push(`${kind} recovered after ${ms(v)} (target 5 s)`);
   if (options.readsThroughout && failedReads(r) > 0) out.push(`${failedReads(r)} read(s) not served`);
+  const slowest = r.extra.slowestStopMs;
+  if (slowest !== undefined && slowest >= 15_000)
+    out.push(`a graceful stop took ${ms(slowest)} (forced exit)`);
   return out;
 }
 

@@ -21,6 +21,7 @@ export async function rollingRestart(
   ];
   await Promise.all([...apis, ...workers].map((p) => p.start()));
   const out = new Set<ParleyProcess>();
+  const stops: number[] = [];
   const result = await measure({
     name: 'rolling restart of 2 APIs and 2 workers',
     world,
@@ -34,21 +35,28 @@ export async function rollingRestart(
         await sleep(200);
         const started = Date.now();
         await api.stop();
+        stops.push(Date.now() - started);
         await api.start();
         out.delete(api);
-        log(`  ${api.name} restarted in ${Date.now() - started} ms`);
+        log(`  ${api.name} stopped in ${stops.at(-1)} ms, restarted in ${Date.now() - started} ms`);
       }
       for (const worker of workers) {
         await sleep(options.gapSeconds * 1000);
         const started = Date.now();
         await worker.stop();
+        stops.push(Date.now() - started);
         await worker.start();
-        log(`  ${worker.name} restarted in ${Date.now() - started} ms`);
+        log(`  ${worker.name} stopped in ${stops.at(-1)} ms, restarted in ${Date.now() - started} ms`);
       }
       await sleep(options.gapSeconds * 1000);
-      return { outages: [] };
+      return {
+        outages: [],
+        notes: [`graceful stops took ${stops.map((ms) => `${(ms / 1000).toFixed(1)} s`).join(', ')}`],
+      };
     },
   });
+  // A graceful stop that needed the forced exit (close-with-grace's 15 s) left work or connections behind.
+  result.extra.slowestStopMs = Math.max(...stops);
   await Promise.all([...apis, ...workers].map((p) => p.stop()));
   return result;
 }
