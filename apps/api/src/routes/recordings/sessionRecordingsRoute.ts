@@ -1,5 +1,6 @@
 import { auditStream, toAppend } from '@parley/events';
 import { addRoute, errorResponses, requireApiKey } from '@parley/http';
+import { isConnectionError } from '@parley/platform';
 import { deriveSessionRecordings, type RecordingsData } from '@parley/recordings';
 import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 import { issueUrls } from './issueUrls.js';
@@ -87,6 +88,9 @@ export function sessionRecordingsRoute(app: FastifyInstance, deps: RecordingsRou
       try {
         rawSettings = await deps.recordingSettings(projectId);
       } catch (err) {
+        // The database away is every route's 503 SERVICE_UNAVAILABLE (with Retry-After), not a
+        // problem of the project's settings.
+        if (isConnectionError(err)) throw err;
         throw recordingSettingsUnavailable(err);
       }
       const settings = effectiveRecordingSettings(rawSettings, deps);
