@@ -50,11 +50,29 @@ const natsKind: ServerKind = {
   args: (port, dir) => ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir],
 };
 
-/** Finds a server binary on PATH or in the sbin directories Debian installs it to. */
-function locate(binary: string): string {
+/** Finds a server binary on PATH or in the sbin directories Debian installs it to; null when absent. */
+function find(binary: string): string | null {
   const dirs = [...(process.env.PATH ?? '').split(':'), '/usr/sbin', '/usr/local/sbin', '/usr/local/bin'];
   for (const dir of dirs) if (dir && existsSync(join(dir, binary))) return join(dir, binary);
-  throw new Error(`${binary} is not installed (looked on PATH and in /usr/sbin)`);
+  return null;
+}
+
+function locate(binary: string): string {
+  const found = find(binary);
+  if (found === null) throw new Error(`${binary} is not installed (looked on PATH and in /usr/sbin)`);
+  return found;
+}
+
+/**
+ * Whether a private server of this kind can be started here. Without it a suite is skipped loudly on
+ * a workstation and fails with CI=true (as the suites that need the shared Redis or NATS do).
+ */
+export function canStartPrivate(kind: 'redis' | 'nats', suite: string): boolean {
+  const binary = kind === 'redis' ? redisKind.binary : natsKind.binary;
+  if (find(binary) !== null) return true;
+  if (process.env.CI === 'true') throw new Error(`${binary} is not installed (CI=true): ${suite} needs it`);
+  console.warn(`\n!!! SKIPPING ${suite}: ${binary} is not installed !!!\n`);
+  return false;
 }
 
 function portAnswers(port: number): Promise<boolean> {
