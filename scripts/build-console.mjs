@@ -1,6 +1,6 @@
 // Builds the operator console (apps/console → apps/console/dist) when the build is missing or older
 // than its sources. Run by `npm install`/`npm ci` (postinstall) and by `npm start`/`npm test`
-// (scripts/ensure-install.mjs), so the API always has a console to serve at /console.
+// (scripts/run.mjs), so the API always has a console to serve at /console.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
