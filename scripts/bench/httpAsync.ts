@@ -376,7 +376,7 @@ export async function benchHttpAsync(
     };
   } finally {
     await listener?.close();
-    await workerBoss.stop({ graceful: false, wait: true, timeout: 5_000 });
+    await workerBoss.stop({ graceful: false, timeout: 5_000 });
     await app.close();
     await bare.close();
     await store.close();

@@ -13,6 +13,7 @@ import type { EventStore } from '@parley/eventstore';
 import type { Logger, Pool } from '@parley/platform';
 import { createProjectionRunner, type Projection } from '@parley/projection-runner';
 import { type ChannelsWorkOptions, createChannelsWork } from './channels/channelsWork.js';
+import { carryOverPgBossV10Jobs } from './pgBossV10CarryOver.js';
 import { createProjectionRebuildWork, type ProjectionRebuildWorkOptions } from './projections/rebuildWork.js';
 import { createRecordingsWork, type RecordingsWorkOptions } from './recordings/recordingsWork.js';
 import { createSessionLifecycleWork, type SessionLifecycleOptions } from './sessions/sessionLifecycleWork.js';
@@ -155,6 +156,8 @@ export function createWorker(options: WorkerOptions): Worker {
       await recordings?.start();
       sessions?.start();
       await channels?.start();
+      // Once every queue exists: jobs a pg-boss 10 left behind join them (a no-op on new databases).
+      if (recordings || channels || rebuilds) await carryOverPgBossV10Jobs(options.pool, options.logger);
       // After the channel queues exist: mail is answered 250 only once its job is stored.
       await email?.start();
       // A NATS outage does not stop the start: the relay waits (backoff) and catches up.

@@ -32,6 +32,8 @@ export { derivedUuid, newId } from './ids.js';
 export {
   ensureQueue,
   isMissingRelation,
+  nullIfQueueMissing,
+  PG_BOSS_QUEUE_NOT_FOUND,
   PG_BOSS_SCHEMA,
   pgBossQueueExists,
   type QueueAdmin,

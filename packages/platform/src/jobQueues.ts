@@ -21,6 +21,21 @@ export function isMissingRelation(err: unknown): boolean {
   return code === '42P01' || code === '3F000';
 }
 
+/** pg-boss 12's error code for a job sent to a queue that does not exist. */
+export const PG_BOSS_QUEUE_NOT_FOUND = 'PGBOSS_QUEUE_NOT_FOUND';
+
+/**
+ * A pg-boss send with the answer callers check: null when no job was added, for a job id it already
+ * has or for a queue that does not exist (pg-boss 10 answered null for both; pg-boss 12 throws for the
+ * second). The callers tell the two apart with pgBossQueueExists.
+ */
+export function nullIfQueueMissing(sent: Promise<string | null>): Promise<string | null> {
+  return sent.catch((err: unknown) => {
+    if ((err as { code?: unknown } | null)?.code === PG_BOSS_QUEUE_NOT_FOUND) return null;
+    throw err;
+  });
+}
+
 /** What ensureQueue needs of a pg-boss instance (PgBoss satisfies it). */
 export interface QueueAdmin<Policy> {
   getQueue(name: string): Promise<unknown>;

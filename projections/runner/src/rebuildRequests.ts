@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { EventStore, LogTransaction } from '@parley/eventstore';
 import { withLogTransaction } from '@parley/eventstore';
-import { isMissingRelation, type Pool, type PoolClient, pgBossQueueExists } from '@parley/platform';
+import {
+  isMissingRelation,
+  nullIfQueueMissing,
+  type Pool,
+  type PoolClient,
+  pgBossQueueExists,
+} from '@parley/platform';
 
 /**
  * Rebuilds requested through the API and run by the worker (queue `projection-rebuild`): the rows of
@@ -160,15 +166,15 @@ export async function sendRebuildJob(
   data: RebuildJobData,
   options: { id?: string; startAfter?: number } = {},
 ): Promise<void> {
-  const sent = await boss
-    .send(PROJECTION_REBUILD_QUEUE, data, {
+  const sent = await nullIfQueueMissing(
+    boss.send(PROJECTION_REBUILD_QUEUE, data, {
       ...options,
       db: { executeSql: (text, values) => client.query(text, values) },
-    })
-    .catch((err: unknown) => {
-      if (isMissingRelation(err)) throw new RebuildQueueMissingError();
-      throw err;
-    });
+    }),
+  ).catch((err: unknown) => {
+    if (isMissingRelation(err)) throw new RebuildQueueMissingError();
+    throw err;
+  });
   if (sent !== null) return;
   if (!(await pgBossQueueExists(client, PROJECTION_REBUILD_QUEUE))) throw new RebuildQueueMissingError();
   // The queue exists and a job with this id too: the same request sent again, nothing to add.

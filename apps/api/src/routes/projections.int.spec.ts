@@ -20,7 +20,7 @@ import {
   projectionRunnerMigrations,
 } from '@parley/projection-runner';
 import type { FastifyInstance } from 'fastify';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 
@@ -140,8 +140,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
   await bareApp?.close();
-  await boss?.stop({ graceful: false, wait: true, timeout: 5_000 });
-  await bareBoss?.stop({ graceful: false, wait: true, timeout: 5_000 });
+  await boss?.stop({ graceful: false, timeout: 5_000 });
+  await bareBoss?.stop({ graceful: false, timeout: 5_000 });
   await store?.close();
   await bareStore?.close();
   await db?.close();

@@ -27,7 +27,7 @@ import {
   type Runtime,
   runtimeMigrations,
 } from '@parley/runtime';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChannelsWork, createChannelsWork } from './channelsWork.js';
 
@@ -86,7 +86,7 @@ beforeAll(async () => {
   // The queues exist before the workers start (a backlog is waiting for them).
   await apiBoss.start();
   await ensureChannelQueues(apiBoss, DEFAULT_CHANNEL_QUEUE_OPTIONS);
-  await apiBoss.stop({ graceful: false, wait: true });
+  await apiBoss.stop({ graceful: false });
   pipeline = createInboundPipeline({
     pool: db.pool,
     boss: apiBoss,

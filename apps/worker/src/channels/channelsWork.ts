@@ -10,7 +10,7 @@ import {
 } from '@parley/channels';
 import { type EventStore, type Listener, startListener } from '@parley/eventstore';
 import type { Logger, Pool } from '@parley/platform';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { type SuspensionWorkers, type SuspensionWorkOptions, workSuspensions } from './suspensionWork.js';
 
 export interface ChannelsWorkOptions {
@@ -169,7 +169,7 @@ export function createChannelsWork(
       await listener?.close();
       listener = null;
       // Lets the jobs in flight finish (up to 30 s); an unfinished one is retried after it expires.
-      await boss?.stop({ graceful: true, wait: true, timeout: 30_000 });
+      await boss?.stop({ graceful: true, timeout: 30_000 });
       boss = null;
     },
   };

@@ -35,7 +35,7 @@ import {
   type Runtime,
   runtimeMigrations,
 } from '@parley/runtime';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ChannelsWork, createChannelsWork } from './channelsWork.js';
 

@@ -15,7 +15,7 @@ import {
   recordRebuildProgress,
   sendRebuildJob,
 } from '@parley/projection-runner';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { createJobQueue, PG_BOSS_SCHEMA } from '../recordings/jobQueue.js';
 import { throttledWriter } from './rebuildProgressWriter.js';
 
@@ -171,10 +171,7 @@ export function createProjectionRebuildWork(
       boss = started;
       started.on('error', (err) => logger.error({ err }, 'projection rebuild queue error'));
       await started.start();
-      await ensureQueue(started, PROJECTION_REBUILD_QUEUE, {
-        name: PROJECTION_REBUILD_QUEUE,
-        ...QUEUE_POLICY,
-      });
+      await ensureQueue(started, PROJECTION_REBUILD_QUEUE, QUEUE_POLICY);
       await resumeOrphans(started);
       await started.work<RebuildJobData>(
         PROJECTION_REBUILD_QUEUE,
@@ -187,7 +184,7 @@ export function createProjectionRebuildWork(
     async stop() {
       stopping.abort();
       // The rebuild in flight stops at its next batch (an index build or the swap finish first).
-      await boss?.stop({ graceful: true, wait: true, timeout: 30_000 });
+      await boss?.stop({ graceful: true, timeout: 30_000 });
       boss = null;
     },
   };

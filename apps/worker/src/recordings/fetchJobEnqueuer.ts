@@ -1,7 +1,13 @@
 import { parseEvent } from '@parley/events';
 import type { EventStore, Position, RecordedEvent } from '@parley/eventstore';
-import { isConnectionError, type Logger, type Pool } from '@parley/platform';
-import type PgBoss from 'pg-boss';
+import {
+  isConnectionError,
+  type Logger,
+  nullIfQueueMissing,
+  type Pool,
+  pgBossQueueExists,
+} from '@parley/platform';
+import type { PgBoss } from 'pg-boss';
 import { fetchJobId } from './eventIds.js';
 import { MEDIA_FETCH_QUEUE, type MediaFetchJobData } from './mediaFetchJob.js';
 
@@ -93,8 +99,8 @@ export function createFetchJobEnqueuer(options: {
         const id = fetchJobId(job.projectId, job.recordingId, job.objectIndex);
         // null: not inserted. Fine when the job exists already (sent before the checkpoint moved);
         // otherwise the queue is missing and the checkpoint must not move past this event.
-        if ((await boss.send(MEDIA_FETCH_QUEUE, job, { id })) === null) {
-          if ((await boss.getJobById(MEDIA_FETCH_QUEUE, id, { includeArchive: true })) === null) {
+        if ((await nullIfQueueMissing(boss.send(MEDIA_FETCH_QUEUE, job, { id }))) === null) {
+          if (!(await pgBossQueueExists(pool, MEDIA_FETCH_QUEUE))) {
             throw new Error(`media fetch job not enqueued: does the ${MEDIA_FETCH_QUEUE} queue exist?`);
           }
         }

@@ -1,5 +1,5 @@
 import { PG_BOSS_SCHEMA, type Pool } from '@parley/platform';
-import PgBoss from 'pg-boss';
+import { type ConstructorOptions, PgBoss } from 'pg-boss';
 
 /** pg-boss's tables live in this schema of the Parley database. */
 export { PG_BOSS_SCHEMA };
@@ -10,13 +10,14 @@ export { PG_BOSS_SCHEMA };
  */
 export function createJobQueue(
   pool: Pool,
-  options: { maintenanceIntervalSeconds?: number; supervise?: boolean } = {},
+  // Tests shorten the supervision passes (expiry of jobs whose worker died happens in them).
+  options: Pick<ConstructorOptions, 'supervise' | 'superviseIntervalSeconds' | 'monitorIntervalSeconds'> = {},
 ): PgBoss {
   return new PgBoss({
     db: { executeSql: (text, values) => pool.query(text, values) },
+    // Finished jobs stay in the job table for a week (pg-boss's deleteAfterSeconds default; pg-boss 11
+    // and later have no archive table): long enough for the enqueuer to see a job was already sent.
     schema: PG_BOSS_SCHEMA,
-    // Archive finished jobs after a day and drop them after a week (defaults: 12 h and 7 d).
-    archiveCompletedAfterSeconds: 86_400,
     ...options,
   });
 }

@@ -15,7 +15,7 @@ import {
   type TelephonyAccountStore,
   telephonyMigrations,
 } from '@parley/telephony';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fetchJobId, fileOutcomeEventId } from './eventIds.js';
 import { createFetchJobEnqueuer, MEDIA_FETCH_CONSUMER } from './fetchJobEnqueuer.js';
@@ -65,7 +65,7 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
-  for (const boss of bosses.splice(0)) await boss.stop({ graceful: false, wait: true, timeout: 2_000 });
+  for (const boss of bosses.splice(0)) await boss.stop({ graceful: false, timeout: 2_000 });
 });
 afterAll(async () => {
   await server.close();
@@ -141,7 +141,7 @@ async function waitFor<T>(probe: () => Promise<T | undefined | false>, timeoutMs
 }
 
 async function startBoss(): Promise<PgBoss> {
-  const boss = createJobQueue(db.pool, { maintenanceIntervalSeconds: 1 });
+  const boss = createJobQueue(db.pool, { superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 });
   bosses.push(boss);
   await boss.start();
   return boss;

@@ -5,7 +5,7 @@ import type { EventStore } from '@parley/eventstore';
 import { type MediaStorage, recordingMediaKey } from '@parley/media';
 import { ensureQueue, type Logger } from '@parley/platform';
 import type { TelephonyAccountSecrets } from '@parley/telephony';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { fileOutcomeEventId } from './eventIds.js';
 
 export const MEDIA_FETCH_QUEUE = 'recording-media-fetch';
@@ -273,7 +273,6 @@ export const CRASH_SPARE_ATTEMPTS = 3;
 /** Creates the queue with its policy (retries with backoff, expiry), or updates it. */
 export async function ensureMediaFetchQueue(boss: PgBoss, options: MediaFetchOptions): Promise<void> {
   const policy = {
-    name: MEDIA_FETCH_QUEUE,
     retryLimit: options.retryLimit + CRASH_SPARE_ATTEMPTS,
     retryDelay: options.retryDelaySeconds,
     retryBackoff: true,

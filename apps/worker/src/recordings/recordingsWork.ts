@@ -2,7 +2,7 @@ import type { EventStore } from '@parley/eventstore';
 import type { MediaStorage } from '@parley/media';
 import type { Logger, Pool } from '@parley/platform';
 import type { TelephonyAccountSecrets } from '@parley/telephony';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { createFetchJobEnqueuer } from './fetchJobEnqueuer.js';
 import { createJobQueue } from './jobQueue.js';
 import { DEFAULT_MEDIA_FETCH_OPTIONS, type MediaFetchOptions, workMediaFetchQueue } from './mediaFetchJob.js';
@@ -75,7 +75,7 @@ export function createRecordingsWork(
       await enqueuer?.stop();
       await sweeping;
       // Lets the job in flight finish (up to 30 s); an unfinished one is retried after it expires.
-      await boss?.stop({ graceful: true, wait: true, timeout: 30_000 });
+      await boss?.stop({ graceful: true, timeout: 30_000 });
       boss = null;
     },
   };

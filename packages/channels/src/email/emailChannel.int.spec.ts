@@ -6,7 +6,7 @@ import { silentLogger } from '@parley/platform';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import { createPriceCards, createProviderRegistry, createRuntime, runtimeMigrations } from '@parley/runtime';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import getTLSOptions from 'smtp-server/lib/tls-options.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmailAdapter } from '../adapters/email/emailAdapter.js';
@@ -155,7 +155,7 @@ afterAll(async () => {
   await brokenServer?.stop();
   await tlsServer?.stop();
   await relay?.close();
-  await boss?.stop({ graceful: false, wait: true, timeout: 5_000 });
+  await boss?.stop({ graceful: false, timeout: 5_000 });
   await store?.close();
   await db?.close();
   await brokenDb?.close();

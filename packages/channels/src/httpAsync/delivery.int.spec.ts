@@ -18,7 +18,7 @@ import {
   type Runtime,
   runtimeMigrations,
 } from '@parley/runtime';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyring } from '../crypto/keyring.js';
 import { createChannelJobQueue } from '../inbound/jobs.js';
@@ -141,7 +141,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await boss?.stop({ graceful: true, wait: true, timeout: 10_000 });
+  await boss?.stop({ graceful: true, timeout: 10_000 });
   guarded?.close();
   receiver?.closeAllConnections();
   await new Promise((resolve) => receiver?.close(resolve));

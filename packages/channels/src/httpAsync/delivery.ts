@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { httpAsyncStream, toAppend } from '@parley/events';
 import { withLogTransaction } from '@parley/eventstore';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { callbackAuthHeaders } from './callbackSignature.js';
 import { parseCallbackAllowlist } from './callbackUrl.js';
 import { createGuardedFetch } from './guardedFetch.js';

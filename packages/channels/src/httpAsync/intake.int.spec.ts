@@ -8,7 +8,7 @@ import {
   type RecordedEvent,
 } from '@parley/eventstore';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyring } from '../crypto/keyring.js';
 import { createChannelJobQueue } from '../inbound/jobs.js';
@@ -88,7 +88,7 @@ beforeAll(async () => {
   intake = createHttpAsyncIntake({ pool: db.pool, store, subscriptions, boss, now: () => clock });
 });
 afterAll(async () => {
-  await boss?.stop({ graceful: false, wait: true, timeout: 5_000 });
+  await boss?.stop({ graceful: false, timeout: 5_000 });
   await store?.close();
   await db?.close();
 });
@@ -337,7 +337,7 @@ describe('without the turn queue', () => {
   it('accepts nothing (QueueMissingError) and leaves no trace', async () => {
     const subscriptionId = await create(projectId);
     // The earlier tests' jobs (none fetched) must go before their queue can.
-    await boss.purgeQueue(HTTP_ASYNC_TURN_QUEUE);
+    await boss.deleteQueuedJobs(HTTP_ASYNC_TURN_QUEUE);
     await boss.deleteQueue(HTTP_ASYNC_TURN_QUEUE);
     try {
       await expect(intake.submit(input(subscriptionId, { sessionKey: 'lost' }))).rejects.toBeInstanceOf(

@@ -1,7 +1,7 @@
 import { httpAsyncStream, toAppend } from '@parley/events';
 import { type EventStore, type LogTransaction, withLogTransaction } from '@parley/eventstore';
-import { isMissingRelation, type Pool, type PoolClient } from '@parley/platform';
-import type PgBoss from 'pg-boss';
+import { isMissingRelation, nullIfQueueMissing, type Pool, type PoolClient } from '@parley/platform';
+import type { PgBoss } from 'pg-boss';
 import { notifyChannelJob } from '../inbound/jobs.js';
 import { mappedSession } from '../inbound/processor.js';
 import {
@@ -180,16 +180,16 @@ async function accept(
     metadata,
     acceptedAt: acceptedAt.toISOString(),
   };
-  const queued = await deps.boss
-    .send(HTTP_ASYNC_TURN_QUEUE, data as unknown as object, {
+  const queued = await nullIfQueueMissing(
+    deps.boss.send(HTTP_ASYNC_TURN_QUEUE, data as unknown as object, {
       id: jobId,
       db: { executeSql: (text, values) => client.query(text, values) },
-    })
-    .catch((err: unknown) => {
-      // No pg-boss schema at all: the worker, which creates it with the queues, never ran.
-      if (isMissingRelation(err)) throw new QueueMissingError(HTTP_ASYNC_TURN_QUEUE);
-      throw err;
-    });
+    }),
+  ).catch((err: unknown) => {
+    // No pg-boss schema at all: the worker, which creates it with the queues, never ran.
+    if (isMissingRelation(err)) throw new QueueMissingError(HTTP_ASYNC_TURN_QUEUE);
+    throw err;
+  });
   // pg-boss answers null for a queue that does not exist (the worker creates the queues): the
   // message must not be accepted. A new message id never repeats a job id.
   if (queued === null) await assertQueueExists(tx, HTTP_ASYNC_TURN_QUEUE);

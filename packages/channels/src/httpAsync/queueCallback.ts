@@ -1,7 +1,7 @@
 import { httpAsyncStream, toAppend } from '@parley/events';
 import type { LogTransaction } from '@parley/eventstore';
-import { isMissingRelation, pgBossQueueExists } from '@parley/platform';
-import type PgBoss from 'pg-boss';
+import { isMissingRelation, nullIfQueueMissing, pgBossQueueExists } from '@parley/platform';
+import type { PgBoss } from 'pg-boss';
 import { notifyChannelJob } from '../inbound/jobs.js';
 import {
   HTTP_ASYNC_CALLBACK_QUEUE,
@@ -83,16 +83,16 @@ export async function queueHttpAsyncCallback(
     attempt: input.firstAttempt,
     lastAttempt,
   };
-  const id = await deps.boss
-    .send(HTTP_ASYNC_CALLBACK_QUEUE, data as unknown as object, {
+  const id = await nullIfQueueMissing(
+    deps.boss.send(HTTP_ASYNC_CALLBACK_QUEUE, data as unknown as object, {
       id: httpAsyncAttemptJobId(deliveryId, input.firstAttempt),
       db: { executeSql: (text, values) => tx.client.query(text, values) },
-    })
-    .catch((err: unknown) => {
-      // No pg-boss schema at all: the worker, which creates it with the queues, never ran.
-      if (isMissingRelation(err)) throw new QueueMissingError(HTTP_ASYNC_CALLBACK_QUEUE);
-      throw err;
-    });
+    }),
+  ).catch((err: unknown) => {
+    // No pg-boss schema at all: the worker, which creates it with the queues, never ran.
+    if (isMissingRelation(err)) throw new QueueMissingError(HTTP_ASYNC_CALLBACK_QUEUE);
+    throw err;
+  });
   if (id === null) {
     // pg-boss answers null for a job id it has (a repeat: fine) and for a queue that does not exist
     // (the worker, which creates the queues, never ran: the transaction must not commit).

@@ -1,7 +1,7 @@
 import { httpAsyncStream, toAppend } from '@parley/events';
 import { type EventStore, logTransactionOn, withLogTransactionOn } from '@parley/eventstore';
 import type { Logger, Pool } from '@parley/platform';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import {
   type ChannelTurnResult,
   type ChannelTurnRunner,

@@ -1,5 +1,5 @@
 import { ensureQueue } from '@parley/platform';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { processHttpAsyncCallbackJob } from './delivery.js';
 import {
   HTTP_ASYNC_CALLBACK_QUEUE,
@@ -36,14 +36,12 @@ export async function ensureHttpAsyncQueues(
   options: HttpAsyncQueueOptions = DEFAULT_HTTP_ASYNC_QUEUE_OPTIONS,
 ): Promise<void> {
   await ensureQueue(boss, HTTP_ASYNC_TURN_QUEUE, {
-    name: HTTP_ASYNC_TURN_QUEUE,
     retryLimit: options.turnRetryLimit,
     retryDelay: 2,
     retryBackoff: true,
     expireInSeconds: options.turnExpireInSeconds,
   });
   await ensureQueue(boss, HTTP_ASYNC_CALLBACK_QUEUE, {
-    name: HTTP_ASYNC_CALLBACK_QUEUE,
     retryLimit: options.callbackRetryLimit,
     retryDelay: 5,
     retryBackoff: true,
@@ -87,7 +85,7 @@ export async function workHttpAsyncQueues(
   for (let i = 0; i < (options.teamSize ?? 1); i++) {
     // The handler learns its own worker id once work() has answered; the first fetch may come sooner.
     const self = { id: '' };
-    self.id = await boss.work<HttpAsyncTurnJobData>(
+    self.id = await boss.work<HttpAsyncTurnJobData, void, typeof polling & { includeMetadata: true }>(
       HTTP_ASYNC_TURN_QUEUE,
       { ...polling, includeMetadata: true },
       async (jobs) => {

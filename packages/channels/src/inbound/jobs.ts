@@ -1,5 +1,5 @@
 import { ensureQueue, PG_BOSS_SCHEMA, type Pool } from '@parley/platform';
-import PgBoss from 'pg-boss';
+import { PgBoss } from 'pg-boss';
 import type { NormalizedMessage, OutgoingReply } from '../types.js';
 
 /** pg-boss's tables live in this schema of the Parley database (shared with the worker's other queues). */
@@ -75,14 +75,12 @@ export function createChannelJobQueue(pool: Pool): PgBoss {
 /** Creates (or updates) both channel queues with their retry policies. */
 export async function ensureChannelQueues(boss: PgBoss, options: ChannelQueueOptions): Promise<void> {
   await ensureQueue(boss, CHANNEL_INBOUND_QUEUE, {
-    name: CHANNEL_INBOUND_QUEUE,
     retryLimit: options.inboundRetryLimit,
     retryDelay: 2,
     retryBackoff: true,
     expireInSeconds: options.expireInSeconds,
   });
   await ensureQueue(boss, CHANNEL_SEND_QUEUE, {
-    name: CHANNEL_SEND_QUEUE,
     retryLimit: options.sendRetryLimit,
     retryDelay: options.sendRetryDelaySeconds,
     retryBackoff: true,

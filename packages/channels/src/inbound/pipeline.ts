@@ -4,11 +4,12 @@ import {
   isMissingRelation,
   isStorableText,
   type Logger,
+  nullIfQueueMissing,
   type Pool,
   type PoolClient,
   replaceUnstorableText,
 } from '@parley/platform';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import {
   type ChannelAdapter,
   type InboundRequest,
@@ -459,18 +460,18 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
         message,
         receivedAt: now().toISOString(),
       };
-      const sent = await boss
-        .send(CHANNEL_INBOUND_QUEUE, data as unknown as object, {
+      const sent = await nullIfQueueMissing(
+        boss.send(CHANNEL_INBOUND_QUEUE, data as unknown as object, {
           id: jobId,
           db: { executeSql: (text, values) => client.query(text, values) },
-        })
-        .catch((err: unknown) => {
-          // No pg-boss schema at all: the worker, which creates it with the queues, never ran.
-          if (isMissingRelation(err)) {
-            throw new InboundQueueUnavailableError(`the ${CHANNEL_INBOUND_QUEUE} queue does not exist`);
-          }
-          throw err;
-        });
+        }),
+      ).catch((err: unknown) => {
+        // No pg-boss schema at all: the worker, which creates it with the queues, never ran.
+        if (isMissingRelation(err)) {
+          throw new InboundQueueUnavailableError(`the ${CHANNEL_INBOUND_QUEUE} queue does not exist`);
+        }
+        throw err;
+      });
       if (sent === null)
         throw new InboundQueueUnavailableError(`the ${CHANNEL_INBOUND_QUEUE} queue does not exist`);
       await notifyChannelJob(client, CHANNEL_INBOUND_QUEUE);

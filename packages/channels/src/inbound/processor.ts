@@ -1,7 +1,7 @@
 import { type EventData, sessionStream, timestampSchema, toAppend } from '@parley/events';
 import type { EventStore } from '@parley/eventstore';
-import type { Logger, Pool, PoolClient } from '@parley/platform';
-import type PgBoss from 'pg-boss';
+import { type Logger, nullIfQueueMissing, type Pool, type PoolClient } from '@parley/platform';
+import type { PgBoss } from 'pg-boss';
 import type { ChannelAdapter, SyncOutcome } from '../adapter.js';
 import { adapterKey, providerVariant } from '../manifest/providers.js';
 import { channelOrigin } from '../resume/resumeOrigin.js';
@@ -340,10 +340,12 @@ export async function processInboundJob(
       recordChannelTurn(lockClient, connectionId, message, result, {
         within: async (client) => {
           const id = sendJobId(connectionId, result.reply.messageId);
-          const sent = await boss.send(CHANNEL_SEND_QUEUE, send as unknown as object, {
-            id,
-            db: { executeSql: (text, values) => client.query(text, values) },
-          });
+          const sent = await nullIfQueueMissing(
+            boss.send(CHANNEL_SEND_QUEUE, send as unknown as object, {
+              id,
+              db: { executeSql: (text, values) => client.query(text, values) },
+            }),
+          );
           if (sent === null) throw new Error(`the ${CHANNEL_SEND_QUEUE} queue does not exist`);
           // Send workers of other worker processes: this process wakes its own (workChannelQueues).
           await notifyChannelJob(client, CHANNEL_SEND_QUEUE);

@@ -1,4 +1,4 @@
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import {
   CHANNEL_INBOUND_QUEUE,
   CHANNEL_SEND_QUEUE,

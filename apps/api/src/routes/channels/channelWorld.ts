@@ -43,7 +43,7 @@ import {
   runtimeMigrations,
 } from '@parley/runtime';
 import type { FastifyInstance } from 'fastify';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { type AppOptions, buildApp } from '../../app.js';
 
 /** The public base URL the webhook routes see (what URL-signing schemes sign). */
@@ -244,7 +244,7 @@ export async function createChannelWorld(options: ChannelWorldOptions = {}): Pro
     },
     async close() {
       await app.close();
-      await boss.stop({ graceful: false, wait: true, timeout: 5_000 });
+      await boss.stop({ graceful: false, timeout: 5_000 });
       await store.close();
       await db.close();
     },

@@ -37,7 +37,7 @@ import {
   projectionRunnerMigrations,
 } from '@parley/projection-runner';
 import type { FastifyInstance } from 'fastify';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.js';
 
@@ -111,7 +111,7 @@ afterAll(async () => {
   await runner?.stop();
   await app?.close();
   await unconfigured?.close();
-  await boss?.stop({ graceful: false, wait: true, timeout: 5_000 });
+  await boss?.stop({ graceful: false, timeout: 5_000 });
   await store?.close();
   await db?.close();
 });
@@ -699,7 +699,7 @@ describe('credentials, not found, not configured', () => {
         expect(await freshStore.head()).toBeNull();
       } finally {
         await freshApp.close();
-        if (bossRan) await freshBoss.stop({ graceful: false, wait: true, timeout: 5_000 });
+        if (bossRan) await freshBoss.stop({ graceful: false, timeout: 5_000 });
         await freshStore.close();
         await fresh.close();
       }

@@ -26,7 +26,7 @@ import { openApiProblems } from '@parley/http/testing';
 import { type Logger, silentLogger } from '@parley/platform';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import type { FastifyInstance } from 'fastify';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.js';
@@ -203,8 +203,8 @@ let queuelessFixture: { key: string; projectId: string; subscriptionId: string; 
 
 afterAll(async () => {
   for (const a of [app, unconfigured, limited, noQueue]) await a?.close();
-  await boss?.stop({ graceful: false, wait: true, timeout: 5_000 });
-  await queuelessBoss?.stop({ graceful: false, wait: true, timeout: 5_000 });
+  await boss?.stop({ graceful: false, timeout: 5_000 });
+  await queuelessBoss?.stop({ graceful: false, timeout: 5_000 });
   await queuelessFixture?.close();
   await store?.close();
   await db?.close();
