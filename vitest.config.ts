@@ -1,13 +1,21 @@
+import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 // One run, one PostgreSQL (globalSetup); every spec file makes its own
 // database in it. Spec files are named by kind: *.unit.spec.ts (no I/O),
 // *.int.spec.ts (real PostgreSQL, Redis, NATS), *.e2e.spec.ts (whole processes).
-const exclude = ['**/node_modules/**', '**/.parley/**'];
+const exclude = ['**/node_modules/**', '**/.parley/**', '**/.tools/**', '**/dist/**', '**/.tsbuild/**'];
+
+// Tests run the TypeScript sources: the workspace packages' `@parley/source` export condition points
+// at src/ (Node, without it, loads the compiled dist/). Processes the tests spawn (the `parley` bin)
+// run dist/, which the global setup builds when it is stale.
+const conditions = ['@parley/source', ...defaultServerConditions];
 
 export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions } },
   test: {
-    globalSetup: ['./packages/platform/src/testing/globalSetup.ts'],
+    globalSetup: ['./scripts/vitestBuild.ts', './packages/platform/src/testing/globalSetup.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     projects: [

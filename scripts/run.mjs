@@ -43,7 +43,9 @@ if (
   step('npm', ['ci', '--no-audit', '--no-fund']);
 }
 
-// The operator console is a built single-page app; build it when missing or stale.
+// The packages' compiled JavaScript and the operator console (a single-page app): whatever is
+// missing or older than its sources.
+step(node, [join(root, 'scripts/build.mjs')]);
 step(node, [join(root, 'scripts/build-console.mjs')]);
 
 if (command === 'start') {

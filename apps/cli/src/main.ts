@@ -1,41 +1,35 @@
-import { SCOPE_NAMES } from '@parley/auth';
-import { ConfigError, createLogger, loadConfig } from '@parley/platform';
+import { SCOPE_NAMES } from '@parley/auth/scopes';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import {
-  type AgentFlags,
-  agentsCreateCommand,
-  agentsDeleteCommand,
-  agentsListCommand,
-  agentsShowCommand,
-  agentsUpdateCommand,
-} from './commands/agents.js';
-import { channelsRotateCredentialsCommand } from './commands/channels.js';
-import { type ChatFlags, chatCommand } from './commands/chat.js';
+import type { AgentFlags } from './commands/agents.js';
+import type { ChatFlags } from './commands/chat.js';
 import type { CliContext } from './commands/context.js';
-import { keysCreateCommand, keysListCommand, keysRevokeCommand } from './commands/keys.js';
-import { migrateCommand } from './commands/migrate.js';
-import { projectionsRebuildCommand, projectionsStatusCommand } from './commands/projections.js';
-import { projectsCreateCommand, projectsListCommand } from './commands/projects.js';
-import {
-  keysCreatePublicCommand,
-  keysListPublicCommand,
-  keysRevokePublicCommand,
-  type PublicKeyCreateFlags,
-} from './commands/publicKeys.js';
-import { replayCommand } from './commands/replay.js';
-import { type SdkTokenFlags, sdkTokensIssueCommand } from './commands/sdkTokens.js';
-import { parseRandomSeed, seedCommand } from './commands/seed.js';
-import { serve } from './commands/serve.js';
-import {
-  telephonyAccountsAddCommand,
-  telephonyAccountsListCommand,
-  telephonyAccountsRemoveCommand,
-} from './commands/telephony.js';
-import { tenantsCreateCommand, tenantsListCommand } from './commands/tenants.js';
+import type { PublicKeyCreateFlags } from './commands/publicKeys.js';
+import type { SdkTokenFlags } from './commands/sdkTokens.js';
 import { parseInstant } from './replay/filter.js';
-import { UsageError } from './system.js';
+import { isUsageError } from './usageError.js';
+import { cliVersion } from './version.js';
 
-function context(fd: 1 | 2): CliContext {
+// Each command's module (and the packages behind it) loads only when that command runs: `parley
+// --help` and `parley --version` load commander and this file alone.
+const commands = {
+  agents: () => import('./commands/agents.js'),
+  channels: () => import('./commands/channels.js'),
+  chat: () => import('./commands/chat.js'),
+  keys: () => import('./commands/keys.js'),
+  migrate: () => import('./commands/migrate.js'),
+  projections: () => import('./commands/projections.js'),
+  projects: () => import('./commands/projects.js'),
+  publicKeys: () => import('./commands/publicKeys.js'),
+  replay: () => import('./commands/replay.js'),
+  sdkTokens: () => import('./commands/sdkTokens.js'),
+  seed: () => import('./commands/seed.js'),
+  serve: () => import('./commands/serve.js'),
+  telephony: () => import('./commands/telephony.js'),
+  tenants: () => import('./commands/tenants.js'),
+};
+
+async function context(fd: 1 | 2): Promise<CliContext> {
+  const { createLogger, loadConfig } = await import('@parley/platform');
   const config = loadConfig();
   // Servers log at LOG_LEVEL (default info); one-shot commands show only warnings unless asked,
   // since their progress and results are their output.
@@ -47,6 +41,14 @@ function context(fd: 1 | 2): CliContext {
 const positiveInt = (value: string) => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number of at least 1');
+  return n;
+};
+/** `--random-seed`: a whole number from 0 to 2^32 - 1. */
+const randomSeed = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 0xffff_ffff) {
+    throw new InvalidArgumentError('must be a whole number from 0 to 4294967295');
+  }
   return n;
 };
 const instant = (flag: string) => (value: string) => {
@@ -66,6 +68,7 @@ const list = (value: string, previous: string[] = []) => [
 
 const program = new Command('parley')
   .description('Parley: an event-sourced backend for conversational-agent platforms')
+  .version(cliVersion, '-V, --version', 'print the version of Parley')
   .showHelpAfterError()
   .configureHelp({ sortSubcommands: false });
 
@@ -73,39 +76,65 @@ program
   .command('start')
   .description('run the API and the worker in one process; with no DATABASE_URL, on the embedded PostgreSQL')
   .option('--no-demo', 'on the embedded database, do not create the demo project at the first start')
-  .action((opts: { demo: boolean }) =>
-    serve(context(1), { api: true, worker: true, database: 'own', welcome: true, demo: opts.demo }),
+  .action(async (opts: { demo: boolean }) =>
+    (await commands.serve()).serve(await context(1), {
+      api: true,
+      worker: true,
+      database: 'own',
+      welcome: true,
+      demo: opts.demo,
+    }),
   );
 
 program
   .command('api')
   .description('run the HTTP API (production; needs DATABASE_URL)')
-  .action(() => serve(context(1), { api: true, worker: false, database: 'external', welcome: false }));
+  .action(async () =>
+    (await commands.serve()).serve(await context(1), {
+      api: true,
+      worker: false,
+      database: 'external',
+      welcome: false,
+    }),
+  );
 
 program
   .command('worker')
   .description('run the worker: projections and background jobs (production; needs DATABASE_URL)')
-  .action(() => serve(context(1), { api: false, worker: true, database: 'external', welcome: false }));
+  .action(async () =>
+    (await commands.serve()).serve(await context(1), {
+      api: false,
+      worker: true,
+      database: 'external',
+      welcome: false,
+    }),
+  );
 
 program
   .command('migrate')
   .description('apply pending database migrations')
   .option('--status', 'list pending migrations instead (exit code 1 when any)')
-  .action((options: { status?: boolean }) => migrateCommand(context(2), options));
+  .action(async (options: { status?: boolean }) =>
+    (await commands.migrate()).migrateCommand(await context(2), options),
+  );
 
 const projections = program.command('projections').description('read models built from the log');
 projections
   .command('status')
   .description("each projection's generation, checkpoint and lag (events and seconds behind the head)")
   .option('--json', 'machine-readable output')
-  .action((options: { json?: boolean }) => projectionsStatusCommand(context(2), options));
+  .action(async (options: { json?: boolean }) =>
+    (await commands.projections()).projectionsStatusCommand(await context(2), options),
+  );
 projections
   .command('rebuild')
   .description(
     'rebuild a projection from the start of the log into new tables, then swap them in (no downtime)',
   )
   .argument('<name>', 'projection name (see `parley projections status`)')
-  .action((name: string) => projectionsRebuildCommand(context(2), name));
+  .action(async (name: string) =>
+    (await commands.projections()).projectionsRebuildCommand(await context(2), name),
+  );
 
 program
   .command('replay')
@@ -130,7 +159,7 @@ program
   )
   .option('--subject-prefix <token>', 'with --to-nats: first subject token', 'parley')
   .action(
-    (options: {
+    async (options: {
       toNats?: boolean;
       msgIdSuffix?: string;
       natsStream?: string;
@@ -145,7 +174,7 @@ program
       upcast: boolean;
       batchSize: number;
     }) =>
-      replayCommand(context(2), {
+      (await commands.replay()).replayCommand(await context(2), {
         stream: options.stream,
         types: options.type,
         from: options.from,
@@ -171,12 +200,12 @@ program
   .option('--project-slug <slug>', 'slug of the demo project (reused when the demo tenant has it)', 'demo')
   .addOption(
     new Option('--random-seed <n>', 'the same seed makes the same sessions (default: random)').argParser(
-      parseRandomSeed,
+      randomSeed,
     ),
   )
   .option('--json', 'print one JSON object: tenant, project, keys and counts')
-  .action((options: { sessions: number; projectSlug: string; randomSeed?: number; json?: boolean }) =>
-    seedCommand(context(2), options),
+  .action(async (options: { sessions: number; projectSlug: string; randomSeed?: number; json?: boolean }) =>
+    (await commands.seed()).seedCommand(await context(2), options),
   );
 
 const tenants = program.command('tenants').description('tenants: the accounts projects belong to');
@@ -190,14 +219,16 @@ tenants
     ),
   )
   .option('--json', 'print the tenant as one JSON object')
-  .action((options: { name: string; rateLimit?: number; json?: boolean }) =>
-    tenantsCreateCommand(context(2), options),
+  .action(async (options: { name: string; rateLimit?: number; json?: boolean }) =>
+    (await commands.tenants()).tenantsCreateCommand(await context(2), options),
   );
 tenants
   .command('list')
   .description('list tenants')
   .option('--json', 'machine-readable output')
-  .action((options: { json?: boolean }) => tenantsListCommand(context(2), options));
+  .action(async (options: { json?: boolean }) =>
+    (await commands.tenants()).tenantsListCommand(await context(2), options),
+  );
 
 const projectsCmd = program.command('projects').description("projects: a tenant's agents, data and keys");
 projectsCmd
@@ -207,15 +238,17 @@ projectsCmd
   .requiredOption('--slug <slug>', 'short name, unique within the tenant (a-z, 0-9, -)')
   .option('--name <name>', 'display name (default: the slug)')
   .option('--json', 'print the project as one JSON object')
-  .action((options: { tenant: string; slug: string; name?: string; json?: boolean }) =>
-    projectsCreateCommand(context(2), options),
+  .action(async (options: { tenant: string; slug: string; name?: string; json?: boolean }) =>
+    (await commands.projects()).projectsCreateCommand(await context(2), options),
   );
 projectsCmd
   .command('list')
   .description('list projects')
   .option('--tenant <tenantId>', "only this tenant's")
   .option('--json', 'machine-readable output')
-  .action((options: { tenant?: string; json?: boolean }) => projectsListCommand(context(2), options));
+  .action(async (options: { tenant?: string; json?: boolean }) =>
+    (await commands.projects()).projectsListCommand(await context(2), options),
+  );
 
 const keys = program
   .command('keys')
@@ -229,20 +262,27 @@ keys
   .option('--expires-in <duration>', 'lifetime such as 90m, 12h, 30d, 2w (default: no expiry)')
   .option('--json', 'print the key and its record as one JSON object')
   .action(
-    (options: { project: string; scope?: string[]; name?: string; expiresIn?: string; json?: boolean }) =>
-      keysCreateCommand(context(2), options),
+    async (options: {
+      project: string;
+      scope?: string[];
+      name?: string;
+      expiresIn?: string;
+      json?: boolean;
+    }) => (await commands.keys()).keysCreateCommand(await context(2), options),
   );
 keys
   .command('list')
   .description("a project's keys: prefix, scopes, status, expiry, last use (never the key)")
   .requiredOption('--project <idOrSlug>', 'the project')
   .option('--json', 'machine-readable output')
-  .action((options: { project: string; json?: boolean }) => keysListCommand(context(2), options));
+  .action(async (options: { project: string; json?: boolean }) =>
+    (await commands.keys()).keysListCommand(await context(2), options),
+  );
 keys
   .command('revoke')
   .description('revoke a key (takes effect at once)')
   .argument('<keyId>', 'the key id (key_…), from `parley keys list`')
-  .action((keyId: string) => keysRevokeCommand(context(2), keyId));
+  .action(async (keyId: string) => (await commands.keys()).keysRevokeCommand(await context(2), keyId));
 keys
   .command('create-public')
   .description('create a public widget key (pk_…) usable only from the given origins, and print it')
@@ -252,18 +292,24 @@ keys
   .option('--no-chat', 'do not allow chat')
   .option('--name <name>', 'a label (default: widget)')
   .option('--json', 'print the key record as one JSON object')
-  .action((options: PublicKeyCreateFlags) => keysCreatePublicCommand(context(2), options));
+  .action(async (options: PublicKeyCreateFlags) =>
+    (await commands.publicKeys()).keysCreatePublicCommand(await context(2), options),
+  );
 keys
   .command('list-public')
   .description("a project's public widget keys: key, origins, permissions, status")
   .requiredOption('--project <idOrSlug>', 'the project')
   .option('--json', 'machine-readable output')
-  .action((options: { project: string; json?: boolean }) => keysListPublicCommand(context(2), options));
+  .action(async (options: { project: string; json?: boolean }) =>
+    (await commands.publicKeys()).keysListPublicCommand(await context(2), options),
+  );
 keys
   .command('revoke-public')
   .description('revoke a public widget key (takes effect at once)')
   .argument('<publicKeyId>', 'the public key id (pkk_…), from `parley keys list-public`')
-  .action((keyId: string) => keysRevokePublicCommand(context(2), keyId));
+  .action(async (keyId: string) =>
+    (await commands.publicKeys()).keysRevokePublicCommand(await context(2), keyId),
+  );
 
 program
   .command('sdk-tokens')
@@ -282,7 +328,9 @@ program
   .option('--channel <id>', 'the SDK channel it is for (claim channel_id)')
   .option('--origin <origin>', 'the browser origin it is valid from, e.g. https://shop.example')
   .option('--json', 'print the token, its expiry and its claims as one JSON object')
-  .action((options: SdkTokenFlags) => sdkTokensIssueCommand(context(2), options));
+  .action(async (options: SdkTokenFlags) =>
+    (await commands.sdkTokens()).sdkTokensIssueCommand(await context(2), options),
+  );
 
 const agentsCmd = program
   .command('agents')
@@ -325,36 +373,40 @@ const agentFlags = (command: Command, verb: 'create' | 'update') =>
 agentFlags(
   agentsCmd.command('create').description('create an agent').argument('<name>', 'unique in the project'),
   'create',
-).action((name: string, options: AgentFlags & { project: string }) =>
-  agentsCreateCommand(context(2), name, options),
+).action(async (name: string, options: AgentFlags & { project: string }) =>
+  (await commands.agents()).agentsCreateCommand(await context(2), name, options),
 );
 agentsCmd
   .command('list')
   .description("a project's agents, oldest first (a chat without --agent talks to the first)")
   .requiredOption('--project <idOrSlug>', 'the project')
   .option('--json', 'machine-readable output')
-  .action((options: { project: string; json?: boolean }) => agentsListCommand(context(2), options));
+  .action(async (options: { project: string; json?: boolean }) =>
+    (await commands.agents()).agentsListCommand(await context(2), options),
+  );
 agentsCmd
   .command('show')
   .description('one agent, with its system prompt')
   .argument('<name>', 'the agent')
   .requiredOption('--project <idOrSlug>', 'the project')
   .option('--json', 'print the agent as one JSON object')
-  .action((name: string, options: { project: string; json?: boolean }) =>
-    agentsShowCommand(context(2), name, options),
+  .action(async (name: string, options: { project: string; json?: boolean }) =>
+    (await commands.agents()).agentsShowCommand(await context(2), name, options),
   );
 agentFlags(
   agentsCmd.command('update').description('change the fields given').argument('<name>', 'the agent'),
   'update',
-).action((name: string, options: AgentFlags & { project: string }) =>
-  agentsUpdateCommand(context(2), name, options),
+).action(async (name: string, options: AgentFlags & { project: string }) =>
+  (await commands.agents()).agentsUpdateCommand(await context(2), name, options),
 );
 agentsCmd
   .command('delete')
   .description('delete an agent (its sessions keep their history)')
   .argument('<name>', 'the agent')
   .requiredOption('--project <idOrSlug>', 'the project')
-  .action((name: string, options: { project: string }) => agentsDeleteCommand(context(2), name, options));
+  .action(async (name: string, options: { project: string }) =>
+    (await commands.agents()).agentsDeleteCommand(await context(2), name, options),
+  );
 
 program
   .command('chat')
@@ -365,7 +417,7 @@ program
   .option('--message <text>', 'send this one message, print the reply and exit')
   .option('--url <url>', 'talk to a running API over chat/stream (default: run the agent in this process)')
   .option('--api-key <key>', 'with --url: a key with the chat.write scope (prefer PARLEY_API_KEY)')
-  .action((options: ChatFlags) => chatCommand(context(2), options));
+  .action(async (options: ChatFlags) => (await commands.chat()).chatCommand(await context(2), options));
 
 const telephony = program
   .command('telephony')
@@ -396,28 +448,30 @@ telephonyAccounts
   )
   .option('--json', 'print the account as one JSON object (never the token)')
   .action(
-    (options: {
+    async (options: {
       accountSid: string;
       project: string;
       authToken?: string;
       recordingUsername?: string;
       recordingPassword?: string;
       json?: boolean;
-    }) => telephonyAccountsAddCommand(context(2), options),
+    }) => (await commands.telephony()).telephonyAccountsAddCommand(await context(2), options),
   );
 telephonyAccounts
   .command('list')
   .description('registered accounts: SID, project, tenant, which recording credentials (never a secret)')
   .option('--project <idOrSlug>', 'only this project')
   .option('--json', 'machine-readable output')
-  .action((options: { project?: string; json?: boolean }) =>
-    telephonyAccountsListCommand(context(2), options),
+  .action(async (options: { project?: string; json?: boolean }) =>
+    (await commands.telephony()).telephonyAccountsListCommand(await context(2), options),
   );
 telephonyAccounts
   .command('remove')
   .description('remove an account: its callbacks are refused (401) from then on')
   .argument('<accountSid>', 'the account SID')
-  .action((accountSid: string) => telephonyAccountsRemoveCommand(context(2), accountSid));
+  .action(async (accountSid: string) =>
+    (await commands.telephony()).telephonyAccountsRemoveCommand(await context(2), accountSid),
+  );
 
 program
   .command('channels')
@@ -427,13 +481,16 @@ program
     're-encrypt every connection under CHANNEL_CREDENTIALS_KEY (older keys in CHANNEL_CREDENTIALS_KEYS)',
   )
   .option('--json', 'print { reencrypted, currentKeyId, connectionsByKeyId } as one JSON object')
-  .action((options: { json?: boolean }) => channelsRotateCredentialsCommand(context(2), options));
+  .action(async (options: { json?: boolean }) =>
+    (await commands.channels()).channelsRotateCredentialsCommand(await context(2), options),
+  );
 
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  if (err instanceof ConfigError || err instanceof UsageError) {
-    process.stderr.write(`parley: ${err.message}\n`);
+  const { ConfigError } = await import('@parley/platform');
+  if (err instanceof ConfigError || isUsageError(err)) {
+    process.stderr.write(`parley: ${(err as Error).message}\n`);
     process.exitCode = 2;
   } else {
     process.stderr.write(`parley: ${(err as Error).stack ?? String(err)}\n`);

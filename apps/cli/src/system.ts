@@ -20,6 +20,7 @@ import {
 import type { Projection } from '@parley/projection-runner';
 import { migrationSets, projections } from './registry.js';
 import { sealTelephonySecrets } from './telephonyAccounts.js';
+import { UsageError } from './usageError.js';
 
 /**
  * How a command gets its PostgreSQL when DATABASE_URL is unset:
@@ -58,9 +59,7 @@ export interface OpenOptions {
   poolMax?: number;
 }
 
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
+export { UsageError } from './usageError.js';
 
 async function resolveDatabase(
   config: Config,

@@ -4,7 +4,6 @@ import { createAuthStore } from '@parley/auth';
 import { ingest, MAX_INGEST_ITEMS } from '@parley/ingest';
 import { createMediaStorage } from '@parley/media';
 import { ParleyError } from '@parley/platform';
-import { InvalidArgumentError } from 'commander';
 import { createProgress } from '../progress.js';
 import {
   CONSOLE_SCOPES,
@@ -45,15 +44,6 @@ export interface SeedSummary {
     bytes: number;
     sessions: Array<Pick<RecordingShowcase, 'sessionId' | 'status' | 'reasons' | 'shows'>>;
   };
-}
-
-/** `--random-seed`: a whole number from 0 to 2^32 - 1. */
-export function parseRandomSeed(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 0xffff_ffff) {
-    throw new InvalidArgumentError('must be a whole number from 0 to 4294967295');
-  }
-  return n;
 }
 
 function describeDemo(demo: DemoProject): string {

@@ -337,7 +337,7 @@ describe('media fetcher (pg-boss jobs)', () => {
 
     // Worker A, a separate process, takes the job and stalls half-way through the download.
     const script = fileURLToPath(new URL('./testing/fetchWorkerProcess.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    const child = spawn(process.execPath, ['--conditions=@parley/source', '--import', 'tsx', script], {
       env: {
         ...process.env,
         DATABASE_URL: db.url,

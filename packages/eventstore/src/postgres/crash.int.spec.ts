@@ -36,9 +36,13 @@ const countOfType = async (type: string) =>
 
 /** Runs the fixture until it acknowledged `acks` appends, then SIGKILLs it mid-run. */
 async function appendUntilKilled(prefix: string, type: string, acks: number): Promise<Map<string, number>> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', fixture, db.url, type, prefix], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--conditions=@parley/source', '--import', 'tsx', fixture, db.url, type, prefix],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const acknowledged = new Map<string, number>();
   let buffered = '';
   const exited = new Promise<NodeJS.Signals | null>((resolve) =>
