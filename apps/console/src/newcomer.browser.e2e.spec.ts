@@ -30,9 +30,24 @@ describe.skipIf(!hasChromium)('console: a newcomer after `npm start` (browser)',
       r.url().includes(`/analytics/projects/${world.projectId}/sessions`),
     );
     await world.signIn(page);
-    const body = (await (await first).json()) as SessionsPage;
-    // 200 sessions and 12 recorded calls, the active ones among them within the default window.
-    expect(body.total).toBeGreaterThanOrEqual(200);
+    const response = await first;
+    const body = (await response.json()) as SessionsPage;
+    // The default window is the ledger's "Last 7 days": the last 7 × 24 hours, rolling.
+    const asked = new URL(response.url()).searchParams;
+    const [from, to] = [Date.parse(asked.get('fromDate') ?? ''), Date.parse(asked.get('toDate') ?? '')];
+    expect(to - from).toBe(7 * 24 * 3_600_000);
+    // Every session the demo seeding started in that window, from the log (200 sessions and 12 recorded
+    // calls spread over the 7 × 24 hours before the seeding: by now the oldest may have left it).
+    const started = new Map<string, number>();
+    const replay = await world.cli(['replay', '--project', world.projectId, '--type', 'SessionStarted']);
+    for (const line of replay.trim().split('\n')) {
+      const { data } = JSON.parse(line) as { data: { sessionId: string; startedAt: string } };
+      const at = Date.parse(data.startedAt);
+      started.set(data.sessionId, Math.min(at, started.get(data.sessionId) ?? at));
+    }
+    const inWindow = [...started.values()].filter((at) => at >= from && at < to).length;
+    expect(started.size).toBeGreaterThanOrEqual(212);
+    expect(body.total).toBe(inWindow);
     const rows = page
       .getByRole('table', { name: /Sessions/ })
       .locator('tbody')

@@ -120,12 +120,19 @@ export interface Window {
   toDate: string;
 }
 
-/** The API window of a view. Presets end at the next whole minute after `now`, so reloads within a minute agree. */
+/**
+ * The last `spanMs` up to the next whole minute after `now`, so reloads within a minute agree. The
+ * ledger's presets and the sessions screen's default window (the last 7 days) are this.
+ */
+export function rollingWindow(spanMs: number, now: Date): Window {
+  const end = Math.floor(now.getTime() / 60_000) * 60_000 + 60_000;
+  return { fromDate: new Date(end - spanMs).toISOString(), toDate: new Date(end).toISOString() };
+}
+
+/** The API window of a view. */
 export function resolveWindow(view: LedgerView, now: Date): Window {
   if (view.range === 'custom' && view.from && view.to) return { fromDate: view.from, toDate: view.to };
-  const span = RANGE_MS[view.range === 'custom' ? '24h' : view.range];
-  const end = Math.floor(now.getTime() / 60_000) * 60_000 + 60_000;
-  return { fromDate: new Date(end - span).toISOString(), toDate: new Date(end).toISOString() };
+  return rollingWindow(RANGE_MS[view.range === 'custom' ? '24h' : view.range], now);
 }
 
 function filterQuery(view: LedgerView, window: Window): Query {

@@ -1,10 +1,12 @@
 import type { Query } from '../api.js';
+import { rollingWindow } from '../ledger/filters.js';
 import { listValues } from '../lists.js';
 
 /**
  * The sessions screen's filters, kept in the hash query so a view can be shared (ids and filters
  * only, never a secret). Hash keys mirror the API's parameters, except the dates: `from` and `to`
  * are UTC calendar days, both inclusive (the API's `toDate` is exclusive, so `to` + 1 day is sent).
+ * With neither, the window is the last 7 × 24 hours, rolling, as the ledger's "Last 7 days".
  */
 export const STATUSES = [
   'active',
@@ -49,7 +51,7 @@ export type SortField = (typeof SORT_FIELDS)[number];
 export type SortOrder = 'asc' | 'desc';
 
 export interface SessionFilters {
-  /** YYYY-MM-DD, UTC, inclusive; null = the default window (the last 7 days). */
+  /** YYYY-MM-DD, UTC, inclusive; null = the default window (the last 7 × 24 hours, rolling). */
   from: string | null;
   /** YYYY-MM-DD, UTC, inclusive; null = today. */
   to: string | null;
@@ -169,19 +171,32 @@ export function utcDay(now: Date): string {
   return now.toISOString().slice(0, 10);
 }
 
-/** The window shown and sent: the chosen days, or the last 7 days (today included). */
+/** The default window's span: the same as the ledger's "Last 7 days". */
+export const DEFAULT_WINDOW_MS = 7 * 24 * 3_600_000;
+
+/**
+ * The days the form shows: the chosen ones, or the UTC days the default window touches (the first
+ * one partly: the window starts 7 × 24 hours before the next whole minute).
+ */
 export function effectiveWindow(f: SessionFilters, now: Date): { from: string; to: string } {
   const to = f.to ?? utcDay(now);
-  const from = f.from ?? addDays(to, -6);
+  const from =
+    f.from ??
+    (f.to === null ? utcDay(new Date(rollingWindow(DEFAULT_WINDOW_MS, now).fromDate)) : addDays(to, -6));
   return { from, to };
 }
 
-/** The sessions API query of a filter set (`toDate` exclusive: the day after `to`). */
-export function filtersToApiQuery(f: SessionFilters, now: Date): Query {
+/** The API window: the chosen days (`toDate` exclusive: the day after `to`), or the rolling default. */
+function apiWindow(f: SessionFilters, now: Date): { fromDate: string; toDate: string } {
+  if (f.from === null && f.to === null) return rollingWindow(DEFAULT_WINDOW_MS, now);
   const { from, to } = effectiveWindow(f, now);
+  return { fromDate: from, toDate: addDays(to, 1) };
+}
+
+/** The sessions API query of a filter set. */
+export function filtersToApiQuery(f: SessionFilters, now: Date): Query {
   const query: Query = {
-    fromDate: from,
-    toDate: addDays(to, 1),
+    ...apiWindow(f, now),
     status: f.status,
     containmentType: f.containmentType,
     channel: f.channel,

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_VIEW, resolveWindow } from '../ledger/filters.js';
 import {
   CONTAINMENT_TYPES,
   DEFAULT_FILTERS,
@@ -93,11 +94,27 @@ describe('session filters ⇄ hash query', () => {
 describe('the API query', () => {
   const now = new Date('2026-11-21T17:00:00Z');
 
-  it('defaults to the last 7 days, today included, toDate exclusive', () => {
-    const q = filtersToApiQuery(DEFAULT_FILTERS, now);
-    expect(q.fromDate).toBe('2026-11-15');
-    expect(q.toDate).toBe('2026-11-22');
-    expect(effectiveWindow(DEFAULT_FILTERS, now)).toEqual({ from: '2026-11-15', to: '2026-11-21' });
+  it('defaults to the last 7 × 24 hours, rolling, as the ledger does', () => {
+    const at = new Date('2026-11-21T17:00:30Z');
+    const q = filtersToApiQuery(DEFAULT_FILTERS, at);
+    expect(q).toMatchObject({ fromDate: '2026-11-14T17:01:00.000Z', toDate: '2026-11-21T17:01:00.000Z' });
+    expect(resolveWindow({ ...DEFAULT_VIEW, range: '7d' }, at)).toEqual({
+      fromDate: q.fromDate,
+      toDate: q.toDate,
+    });
+    // The form shows the days that window touches.
+    expect(effectiveWindow(DEFAULT_FILTERS, at)).toEqual({ from: '2026-11-14', to: '2026-11-21' });
+  });
+
+  it('sends whole UTC days once a day is chosen, toDate exclusive', () => {
+    expect(filtersToApiQuery({ ...DEFAULT_FILTERS, to: '2026-11-20' }, now)).toMatchObject({
+      fromDate: '2026-11-14',
+      toDate: '2026-11-21',
+    });
+    expect(filtersToApiQuery({ ...DEFAULT_FILTERS, from: '2026-11-01' }, now)).toMatchObject({
+      fromDate: '2026-11-01',
+      toDate: '2026-11-22',
+    });
   });
 
   it('sends every filter under the API names, dimensions as traceDimensions[key]', () => {

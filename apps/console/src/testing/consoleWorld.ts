@@ -61,6 +61,8 @@ export interface ConsoleWorld {
   problems: string[];
   /** The server's output so far (for failure messages). */
   output(): string;
+  /** Runs `parley <args>` against this world's Parley (its data directory or database) and returns stdout. */
+  cli(args: string[]): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -218,6 +220,7 @@ export async function startConsoleWorld(options: ConsoleWorldOptions = {}): Prom
       browser: b,
       problems,
       output,
+      cli: (args) => runToEnd(args, { ...env, PORT: new URL(baseUrl).port }),
       async newPage() {
         const context = await b.newContext({ viewport: VIEWPORT });
         const page = await context.newPage();
