@@ -1,4 +1,3 @@
-import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 // One run, one PostgreSQL (globalSetup); every spec file makes its own
@@ -8,12 +7,11 @@ const exclude = ['**/node_modules/**', '**/.parley/**', '**/.tools/**', '**/dist
 
 // Tests run the TypeScript sources: the workspace packages' `@parley/source` export condition points
 // at src/ (Node, without it, loads the compiled dist/). Processes the tests spawn (the `parley` bin)
-// run dist/, which the global setup builds when it is stale.
-const conditions = ['@parley/source', ...defaultServerConditions];
-
+// run dist/, which the global setup builds when it is stale. Not Vite's default server conditions:
+// vitest hands these to Node for the dependencies it does not transform, and `module` would load
+// packages' untranspiled ESM builds (@aws-sdk's dist-es, whose imports lack file extensions).
 export default defineConfig({
-  resolve: { conditions },
-  ssr: { resolve: { conditions } },
+  ssr: { resolve: { conditions: ['@parley/source', 'node'] } },
   test: {
     globalSetup: ['./scripts/vitestBuild.ts', './packages/platform/src/testing/globalSetup.ts'],
     testTimeout: 30_000,

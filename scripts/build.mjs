@@ -97,18 +97,15 @@ async function buildPackage(esbuild, dir) {
 export async function build({ force = false, quiet = false } = {}) {
   const stale = buildablePackages().filter((dir) => force || isStale(dir));
   if (stale.length === 0) return [];
+  if (!quiet) process.stderr.write(`Building ${stale.length} package(s): src/ → dist/…\n`);
   const esbuild = await import('esbuild');
-  const started = Date.now();
   // esbuild does the work in its own process; a few packages at once keep it busy.
   const queue = [...stale];
   const run = async () => {
     for (let dir = queue.shift(); dir; dir = queue.shift()) await buildPackage(esbuild, dir);
   };
   await Promise.all([run(), run(), run(), run()]);
-  const names = stale.map((dir) => relative(root, dir));
-  if (!quiet)
-    process.stderr.write(`Built ${names.length} package(s) to dist/ in ${Date.now() - started} ms\n`);
-  return names;
+  return stale.map((dir) => relative(root, dir));
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

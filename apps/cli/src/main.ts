@@ -1,5 +1,6 @@
 import { SCOPE_NAMES } from '@parley/auth/scopes';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { CHAT_COMMANDS } from './chatHelp.js';
 import type { AgentFlags } from './commands/agents.js';
 import type { ChatFlags } from './commands/chat.js';
 import type { CliContext } from './commands/context.js';
@@ -76,15 +77,17 @@ program
   .command('start')
   .description('run the API and the worker in one process; with no DATABASE_URL, on the embedded PostgreSQL')
   .option('--no-demo', 'on the embedded database, do not create the demo project at the first start')
-  .action(async (opts: { demo: boolean }) =>
-    (await commands.serve()).serve(await context(1), {
+  .action(async (opts: { demo: boolean }) => {
+    // Loading the API and the worker, then the embedded PostgreSQL, takes seconds: say so first.
+    process.stdout.write('Starting Parley…\n');
+    return (await commands.serve()).serve(await context(1), {
       api: true,
       worker: true,
       database: 'own',
       welcome: true,
       demo: opts.demo,
-    }),
-  );
+    });
+  });
 
 program
   .command('api')
@@ -194,7 +197,7 @@ program
 program
   .command('seed')
   .description(
-    'demo tenant, project, three API keys and N sessions (messages, traces, LLM calls) through the ingest path',
+    'demo tenant, project, four API keys (analytics, ingest, recordings, console) and N sessions through the ingest path',
   )
   .addOption(new Option('--sessions <n>', 'how many sessions').argParser(positiveInt).default(200))
   .option('--project-slug <slug>', 'slug of the demo project (reused when the demo tenant has it)', 'demo')
@@ -417,6 +420,7 @@ program
   .option('--message <text>', 'send this one message, print the reply and exit')
   .option('--url <url>', 'talk to a running API over chat/stream (default: run the agent in this process)')
   .option('--api-key <key>', 'with --url: a key with the chat.write scope (prefer PARLEY_API_KEY)')
+  .addHelpText('after', `\n${CHAT_COMMANDS.join('\n')}`)
   .action(async (options: ChatFlags) => (await commands.chat()).chatCommand(await context(2), options));
 
 const telephony = program

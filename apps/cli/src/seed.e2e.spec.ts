@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { storedCallerNumberKey } from '@parley/analytics';
 import { createAuthStore } from '@parley/auth';
+import { freePort } from '@parley/platform';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedSummary } from './commands/seed.js';
@@ -11,10 +12,12 @@ import { type CliRun, cleanEnv, runCli } from './testing/runCli.js';
 
 // The demo recordings' WAV files go to a directory of this run, not the repository's .parley.
 const mediaDir = mkdtempSync(path.join(tmpdir(), 'parley-seed-e2e-'));
+// Only printed (the seed serves nothing): the address a client of `parley api` on PORT would use.
+const port = await freePort();
 const run = (args: string[], databaseUrl: string, timeoutMs = 90_000): Promise<CliRun> =>
   runCli(
     args,
-    cleanEnv({ DATABASE_URL: databaseUrl, HOST: '0.0.0.0', PORT: '4123', MEDIA_DIR: mediaDir }),
+    cleanEnv({ DATABASE_URL: databaseUrl, HOST: '0.0.0.0', PORT: String(port), MEDIA_DIR: mediaDir }),
     timeoutMs,
   );
 
@@ -150,14 +153,20 @@ describe('parley seed --sessions N', () => {
     const analytics = /analytics\.read\s+(plat_\S+)/.exec(result.stdout)?.[1];
     expect(analytics).toBeDefined();
     expect(analytics).not.toBe(first.keys.analytics);
-    expect(result.stdout).toContain(
-      `curl -H 'x-api-key: ${analytics}' 'http://localhost:4123/api/public/analytics/projects/${first.projectId}/sessions?fromDate=`,
-    );
-    expect(result.stdout).toMatch(/fromDate=\d{4}-\d\d-\d\dT00:00:00Z&toDate=\d{4}-\d\d-\d\dT00:00:00Z'/);
     const recordings = /recordings\.read\s+(plat_\S+)/.exec(result.stdout)?.[1];
     expect(result.stdout).toMatch(/Recorded \d+ demo calls \(9 WAV files\)/);
+    // What the README's commands use, ready to paste.
     expect(result.stdout).toContain(
-      `curl -H 'Authorization: Bearer ${recordings}' 'http://localhost:4123/api/public/recordings/projects/${first.projectId}/sessions/demo-rec-`,
+      `export PARLEY_URL=http://localhost:${port} PROJECT=${first.projectId}\n`,
+    );
+    expect(result.stdout).toContain(`export ANALYTICS_KEY=${analytics} RECORDINGS_KEY=${recordings}\n`);
+    expect(result.stdout).toMatch(/export SESSION=demo-rec-\w+\n/);
+    expect(result.stdout).toContain(
+      'curl -H "x-api-key: $ANALYTICS_KEY" "$PARLEY_URL/api/public/analytics/projects/$PROJECT/sessions?fromDate=',
+    );
+    expect(result.stdout).toMatch(/fromDate=\d{4}-\d\d-\d\dT00:00:00Z&toDate=\d{4}-\d\d-\d\dT00:00:00Z"/);
+    expect(result.stdout).toContain(
+      'curl -H "Authorization: Bearer $RECORDINGS_KEY" "$PARLEY_URL/api/public/recordings/projects/$PROJECT/sessions/$SESSION/recordings?disposition=inline"',
     );
     const items = Number(/: (\d+) items/.exec(result.stdout)?.[1]);
     // The same random seed again makes the same item ids: accepted, but nothing new is appended.

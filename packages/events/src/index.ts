@@ -27,6 +27,7 @@ export {
   type UpcastContext,
   type Upcaster,
 } from './defineEvent.js';
+export { DEMO_EVENT_MARK } from './demoMark.js';
 export {
   type EventIssue,
   InvalidEventDataError,

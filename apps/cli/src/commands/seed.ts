@@ -100,7 +100,8 @@ export async function seedDemo(
     progress.stop();
   }
   // Call recordings: facts appended as the telephony intake and media fetcher would, and their
-  // audio written to the configured media storage.
+  // audio written to the configured media storage (a few seconds: the audio is synthesised).
+  process.stderr.write('seed: recording the demo calls (their WAV audio, conversations and traces)…\n');
   const plan = demoRecordingPlan({ projectId: demo.project.id, seed, now });
   const storage = createMediaStorage(system.config);
   const recorded = await seedDemoRecordings({ store: system.store, storage }, scope, plan);
@@ -165,6 +166,7 @@ export async function seedCommand(ctx: CliContext, options: SeedOptions): Promis
     ctx.out.write(`${JSON.stringify(summary)}\n`);
     return;
   }
+  const base = apiBaseUrl(ctx.config);
   const lines = [
     `${describeDemo(demo)}.`,
     `Ingested ${summary.sessions} sessions: ${summary.items} items, ${summary.accepted} accepted, ${summary.rejected} rejected.`,
@@ -175,16 +177,21 @@ export async function seedCommand(ctx: CliContext, options: SeedOptions): Promis
     `  recordings.read  ${keys.recordings}`,
     `  console          ${keys.console}   (${CONSOLE_SCOPES.join(', ')})`,
     '',
-    `The console: ${apiBaseUrl(ctx.config)}/console/ (sign in with the console key).`,
-    '',
-    'The sessions of the last 7 days (the worker projects them within moments of `parley start`):',
-    `  ${sessionsCurl(apiBaseUrl(ctx.config), summary.projectId, keys.analytics)}`,
+    `The console: ${base}/console/ (sign in with the console key).`,
     '',
     `Recorded ${showcases.length} demo calls (${recorded.files} WAV files), one per state of the recordings API:`,
     ...showcases.map((s) => `  ${s.sessionId}  ${s.status.padEnd(17)} ${s.shows}`),
     '',
-    'The recordings of the first (play a proxied `url` with curl, no key: it is a bearer secret):',
-    `  ${recordingsCurl(apiBaseUrl(ctx.config), summary.projectId, keys.recordings, showcases[0]!.sessionId)}`,
+    "For the README's commands, in your shell:",
+    `  export PARLEY_URL=${base} PROJECT=${summary.projectId}`,
+    `  export ANALYTICS_KEY=${keys.analytics} RECORDINGS_KEY=${keys.recordings}`,
+    `  export SESSION=${showcases[0]!.sessionId}`,
+    '',
+    'The sessions of the last 7 days (the worker projects them within moments of `parley start`):',
+    `  ${sessionsCurl('$PARLEY_URL', '$PROJECT', '$ANALYTICS_KEY')}`,
+    '',
+    'The recordings of the first call (play a returned `url` as is, no key: it is a bearer secret):',
+    `  ${recordingsCurl('$PARLEY_URL', '$PROJECT', '$RECORDINGS_KEY', '$SESSION')}`,
     '',
   ];
   ctx.out.write(lines.join('\n'));

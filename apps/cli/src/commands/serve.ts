@@ -1,7 +1,9 @@
+import type { Server } from 'node:http';
 import { createWorker } from '@parley/worker';
 import closeWithGrace from 'close-with-grace';
 import { createApi } from '../apiServices.js';
-import { type DatabaseMode, openSystem } from '../system.js';
+import { forgetRunningApi, recordRunningApi } from '../runningApi.js';
+import { type DatabaseMode, openSystem, type System } from '../system.js';
 import {
   workerChannels,
   workerDownstream,
@@ -69,6 +71,7 @@ export async function serve(ctx: CliContext, options: ServeOptions): Promise<voi
     if (closing) return;
     closing = true;
     logger.info('shutting down');
+    if (system.embedded) forgetRunningApi(config.PARLEY_DATA_DIR);
     await api?.close();
     await worker?.stop();
     await system.close();
@@ -89,25 +92,40 @@ export async function serve(ctx: CliContext, options: ServeOptions): Promise<voi
     await shutdown();
     throw err;
   }
-  if (options.welcome && app) {
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : config.PORT;
-    let demo: FirstRunDemo = { keyFile: null, projectId: null, seeded: false };
-    if (options.demo !== false) {
-      try {
-        demo = await firstRunDemo(system, config.PARLEY_DATA_DIR, process.stdout);
-      } catch (err) {
-        // Parley runs without its demo; the next steps say how to seed one by hand.
-        logger.error({ err }, 'the demo project could not be created');
-      }
-    }
+  if (options.welcome && app) await welcome(system, app.server.address(), options);
+}
+
+/**
+ * What to do next, printed once Parley serves. On the embedded database's first start the demo
+ * project is made then (with its progress), and the banner printed again when it is ready: its
+ * console key and project are in it, and the seeding's output pushed the first one up.
+ */
+async function welcome(
+  system: System,
+  address: ReturnType<Server['address']>,
+  options: ServeOptions,
+): Promise<void> {
+  const { config, logger } = system;
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
+  if (system.embedded) recordRunningApi(config.PARLEY_DATA_DIR, url);
+  const banner = (demo: FirstRunDemo, seeding = false) =>
     printNextSteps({
-      url: `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`,
+      url,
       dataDir: config.PARLEY_DATA_DIR,
       embeddedPort: system.embedded?.port ?? null,
       consoleKeyFile: demo.keyFile,
       demoProjectId: demo.projectId,
       seeded: demo.seeded,
+      seeding,
     });
+  let demo: FirstRunDemo = { keyFile: null, projectId: null, seeded: false };
+  if (options.demo === false) return banner(demo);
+  try {
+    demo = await firstRunDemo(system, config.PARLEY_DATA_DIR, process.stdout, () => banner(demo, true));
+  } catch (err) {
+    // Parley runs without its demo; the next steps say how to seed one by hand.
+    logger.error({ err }, 'the demo project could not be created');
   }
+  banner(demo);
 }

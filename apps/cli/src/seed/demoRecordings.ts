@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import {
+  DEMO_EVENT_MARK,
   type EventDataInput,
   type EventType,
   recordingStream,
@@ -88,7 +89,9 @@ export function demoRecordingPlan(a: { projectId: string; seed: number; now: num
     options: { ended?: boolean; recordingEnabled?: boolean } = {},
   ) => {
     const sessionId = `demo-rec-${random.hex(20)}`;
-    const start = a.now - (index + 1) * 47 * MINUTE;
+    // A call still going began minutes ago (the lifecycle sweep abandons a session left open longer
+    // than SESSION_ABANDON_AFTER_SECONDS); the others ended at intervals over the last hours.
+    const start = options.ended === false ? a.now - 3 * MINUTE : a.now - (index + 1) * 47 * MINUTE;
     index += 1;
     const at = (minutes: number) => new Date(start + minutes * MINUTE).toISOString();
     const scope = { sessionId, projectId: a.projectId };
@@ -378,7 +381,9 @@ export async function seedDemoRecordings(
         toAppend(
           event.type,
           event.data as EventDataInput<typeof event.type>,
-          { tenantId: scope.tenantId },
+          // Marked: the worker fetches nothing for them (its media is written above, and the files
+          // shown as still being fetched must stay so).
+          { tenantId: scope.tenantId, [DEMO_EVENT_MARK]: true },
           deriveEventId(scope.projectId, `seed-recordings/${stream}/${n}`),
         ),
       ),

@@ -39,4 +39,12 @@ describe('demoRecordingPlan', () => {
     );
     for (const [i, { key }] of plan.media.entries()) expect(bytes.get(key)).toBe(bodies[i]!.length);
   });
+
+  it('starts the calls still going minutes ago, so that the lifecycle sweep leaves them open', () => {
+    const plan = demoRecordingPlan({ projectId: 'proj_demo', seed: 1, now });
+    const going = plan.showcases.filter((s) => s.status === 'call_in_progress');
+    expect(going).toHaveLength(2);
+    // SESSION_ABANDON_AFTER_SECONDS defaults to 1800, SESSION_IDLE_AFTER_SECONDS to 300.
+    for (const call of going) expect(now - call.startedAt).toBeLessThan(300_000);
+  });
 });

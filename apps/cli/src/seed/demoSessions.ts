@@ -24,6 +24,9 @@ export interface DemoItem {
 }
 
 export const DAY_MS = 86_400_000;
+/** The seed's active sessions had their latest activity at most this long before `now`. */
+export const ACTIVE_WITHIN_MS = 120_000;
+
 /** Sessions start within this window before `now`. */
 export const SPREAD_MS = 7 * DAY_MS;
 /** One design-time call (no session) per this many sessions. */
@@ -74,6 +77,18 @@ function traceDimensions(random: Random): Record<string, string> {
 }
 
 /** Turns the relative times (ms after the session's start) into ISO timestamps. */
+/** The latest of the items' times, still relative to the session's start. */
+function latestOffset(items: readonly DemoItem[]): number {
+  let latest = 0;
+  for (const item of items) {
+    for (const field of TIME_FIELDS) {
+      const offset = item.data[field];
+      if (typeof offset === 'number') latest = Math.max(latest, offset);
+    }
+  }
+  return latest;
+}
+
 function placeInTime(items: DemoItem[], base: number): void {
   for (const item of items) {
     for (const field of TIME_FIELDS) {
@@ -155,11 +170,13 @@ export function demoSession(random: Random, index: number, now: number, run: Dem
     });
   }
 
-  // Ended sessions anywhere in the window; active ones began minutes ago.
+  // Ended sessions anywhere in the window. Active ones were last active less than two minutes ago:
+  // the worker's lifecycle sweep idles a session after SESSION_IDLE_AFTER_SECONDS (default 5 min)
+  // without activity, and the demo's states must be what the seed says they are.
   const duration = turn.at + 300_000;
   const base =
     outcome.status === 'active'
-      ? now - duration - random.int(10_000, 600_000)
+      ? now - latestOffset(items) - random.int(10_000, ACTIVE_WITHIN_MS)
       : now - duration - Math.floor(random.next() * Math.max(SPREAD_MS - duration - 60_000, 0));
   placeInTime(items, Math.max(base, now - SPREAD_MS + 1_000));
   return items;

@@ -3,7 +3,7 @@ import { CONTAINMENT_TYPES, ENVIRONMENTS, TRACE_EVENT_TYPES } from '@parley/even
 import { MAX_INGEST_ITEMS, prepareItems } from '@parley/ingest';
 import { describe, expect, it } from 'vitest';
 import { createProgress } from '../progress.js';
-import { type DemoItem, demoItems, SPREAD_MS } from './demoSessions.js';
+import { ACTIVE_WITHIN_MS, type DemoItem, demoItems, SPREAD_MS } from './demoSessions.js';
 import { ingestDemo } from './ingestDemo.js';
 import { CALLER_NUMBERS, DEMO_CHANNELS } from './vocabulary.js';
 
@@ -110,6 +110,26 @@ describe('demo sessions', () => {
     );
     expect(Math.min(...times)).toBeGreaterThanOrEqual(now - SPREAD_MS);
     expect(Math.max(...times)).toBeLessThan(now);
+  });
+
+  it('leave the open ones as the lifecycle sweep would: active within the last two minutes', () => {
+    for (const seed of [1, 3, 42]) {
+      const latest = new Map<string, number>();
+      const ended = new Set<string>();
+      for (const item of all(200, seed)) {
+        const id = item.data.sessionId as string | undefined;
+        if (id === undefined) continue; // a design-time LLM call, of no session
+        if (item.type === 'session.ended') ended.add(id);
+        for (const f of ['startedAt', 'endedAt', 'receivedAt', 'repliedAt', 'sentAt']) {
+          const at = typeof item.data[f] === 'string' ? Date.parse(item.data[f] as string) : 0;
+          latest.set(id, Math.max(latest.get(id) ?? 0, at));
+        }
+      }
+      const open = [...latest].filter(([id]) => !ended.has(id));
+      expect(open.length).toBeGreaterThan(5);
+      // SESSION_IDLE_AFTER_SECONDS defaults to 300: none of them is idle yet.
+      for (const [, at] of open) expect(now - at).toBeLessThanOrEqual(ACTIVE_WITHIN_MS);
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { parseEvent } from '@parley/events';
+import { DEMO_EVENT_MARK, parseEvent } from '@parley/events';
 import type { EventStore, Position, RecordedEvent } from '@parley/eventstore';
 import {
   isConnectionError,
@@ -33,8 +33,13 @@ async function saveCheckpoint(pool: Pool, name: string, position: Position): Pro
   );
 }
 
-/** The fetch jobs a RecordingCompleted stands for: one per recording_server file. */
+/**
+ * The fetch jobs a RecordingCompleted stands for: one per recording_server file. None for the demo
+ * seed's recordings (`metadata.demo`): their stored media is written by the seed, and their files
+ * still "being fetched" are a showcase that must stay so, without asking a host that does not exist.
+ */
 export function fetchJobsOf(event: RecordedEvent): MediaFetchJobData[] {
+  if (event.metadata[DEMO_EVENT_MARK] === true) return [];
   const parsed = parseEvent(event);
   if (!parsed.known || parsed.type !== 'RecordingCompleted') return [];
   const d = parsed.data;

@@ -208,7 +208,7 @@ describe('GET a proxied media URL', () => {
         await fetchMedia(url, { range: 'bytes=0-1' }, 'GET', app);
         await fetchMedia(url.replace(token, 'B'.repeat(43)), {}, 'GET', app);
         const log = lines.join('');
-        expect(log).toContain('incoming request');
+        expect(log).toContain('request completed');
         if (options === production) expect(log).toContain('"url":"[redacted]"');
         else expect(log).toContain('/media/content/[redacted]?objectIndex=0');
         expect(log).not.toContain(token);
