@@ -1,7 +1,9 @@
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import { openApiProblems } from '@parley/http/testing';
 import { ParleyError, ping, silentLogger } from '@parley/platform';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
 
@@ -207,5 +209,30 @@ describe('OpenAPI', () => {
       '/readyz',
     ]);
     expect(Object.keys(document.paths['/readyz'].get.responses).sort()).toEqual(['200', '400', '431', '503']);
+  });
+});
+
+describe('request logs', () => {
+  it('are one line per request, at debug: nothing at info', async () => {
+    const linesAt = async (level: string) => {
+      const lines: string[] = [];
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      });
+      const app = await buildApp({ logger: pino({ level }, sink), readiness: readiness() });
+      await app.inject('/healthz');
+      await app.inject('/no-such-route');
+      await app.close();
+      return lines.map((line) => JSON.parse(line) as { msg: string; res?: { statusCode: number } });
+    };
+    expect(await linesAt('info')).toEqual([]);
+    const debug = await linesAt('debug');
+    expect(debug.map((l) => [l.msg, l.res?.statusCode])).toEqual([
+      ['request completed', 200],
+      ['request completed', 404],
+    ]);
   });
 });

@@ -12,7 +12,13 @@ import {
   tenantRateLimitPlugin,
 } from '@parley/http';
 import type { Logger } from '@parley/platform';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
 import { redactingChildLogger } from './requestLogSerializers.js';
 import { type A2aRouteOptions, a2aRoutes } from './routes/a2a/index.js';
 import { type AgentDiscoveryRouteOptions, agentDiscoveryRoutes } from './routes/agents/discovery.js';
@@ -136,6 +142,24 @@ export const PUBLIC_API_DESCRIPTIONS: readonly ApiDescriptionOptions[] = [
 ];
 
 /**
+ * One log line per request, at debug: Fastify's own two lines per request at info buried the rest of
+ * a terminal's output (`LOG_LEVEL=debug` shows them). A request that failed is logged by the error
+ * handler as before.
+ */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    if (this.isLogDisabled(request)) return;
+    const line = { req: request, res: reply, responseTime: reply.elapsedTime };
+    request.log.debug(error ? { ...line, err: error } : line, 'request completed');
+  }
+}
+
+/**
  * The API as a Fastify instance that does not listen (server.ts does), so
  * tests drive it with app.inject. Infrastructure plugins (errors, OpenAPI,
  * rate limit) come first: the last two only see routes added after them.
@@ -158,12 +182,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // still has its database) and answered `Connection: close`; Fastify's default would answer 503
     // in a body outside the spec's envelopes.
     return503OnClosing: false,
-    // One line per request, at debug (below): Fastify's own two lines per request at info buried the
-    // rest of a terminal's output (`LOG_LEVEL=debug` shows them).
-    disableRequestLogging: true,
-  });
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.debug({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+    logController: new OneLinePerRequest(),
   });
 
   await app.register(errorHandlerPlugin);

@@ -15,7 +15,7 @@ export interface CliContext {
 
 function steps(info: NextStepsInfo): string[] {
   const { url } = info;
-  const demo = Boolean(info.consoleKeyFile && info.demoProjectId);
+  const demo = info.seeding === true || Boolean(info.consoleKeyFile && info.demoProjectId);
   const rows: Array<[string, string]> = [
     [`curl ${url}/readyz`, 'is it ready?'],
     demo
@@ -31,6 +31,7 @@ function steps(info: NextStepsInfo): string[] {
   ];
   const width = Math.max(...rows.map(([command]) => command.length));
   const lines = rows.map(([command, what]) => `    ${command.padEnd(width)}  ${what}`);
+  if (info.seeding) return lines;
   if (demo) {
     // The console key reads the analytics APIs too; $(cat …) keeps it out of the terminal's history.
     const key = `$(cat ${relativeOrAbsolute(info.consoleKeyFile!)})`;
