@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
@@ -37,16 +37,46 @@ const exited = (child: ChildProcess) =>
     else child.on('close', (code) => res(code));
   });
 
+/**
+ * The README's commands after `parley seed`, as a reader runs them: the `export` lines the seed
+ * printed, then the README's block pasted into a shell (curl made to fail on an HTTP error).
+ */
+async function pasteTheReadme(seedOutput: string): Promise<void> {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const block = /paste them, and these work as they are:\n\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+  expect(block, 'the README block after the seed').toBeDefined();
+  const exports = seedOutput
+    .split('\n')
+    .filter((line) => line.trimStart().startsWith('export '))
+    .join('\n');
+  const work = mkdtempSync(join(tmpdir(), 'parley-readme-'));
+  try {
+    const script = `set -e\n${exports}\n${block!.replaceAll('curl ', 'curl -fsS ')}`;
+    const shell = spawnSync('sh', ['-c', script], { cwd: work, encoding: 'utf8', env: cleanEnv() });
+    expect(shell.status, `${shell.stderr}\n${script}`).toBe(0);
+    // The first demo call's recording, played through its proxied URL with no key.
+    expect(readFileSync(join(work, 'call.wav')).toString('ascii', 0, 4)).toBe('RIFF');
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 describe('parley start on the embedded default (the README command)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-e2e-'));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('starts with no configuration, serves, lets other commands attach, and stops cleanly on Ctrl-C', async () => {
     const env = cleanEnv({ PARLEY_DATA_DIR: dataDir, PORT: '0' });
+    let seedOutput = '';
     for (const round of [1, 2]) {
       const child = spawn(process.execPath, [bin, 'start'], { cwd: root, env });
       try {
-        const [, url] = await waitForOutput(child, /Parley is running at (http:\/\/\S+)/, 90_000);
+        // The first start prints the banner once it serves, and again once its demo project is made.
+        const banner =
+          round === 1
+            ? /Parley is running at (http:\/\/\S+)[\s\S]*the demo project was just created/
+            : /Parley is running at (http:\/\/\S+)/;
+        const [, url] = await waitForOutput(child, banner, 90_000);
         const health = await fetch(`${url}/healthz`);
         expect(health.status).toBe(200);
         const ready = await fetch(`${url}/readyz`);
@@ -56,10 +86,10 @@ describe('parley start on the embedded default (the README command)', () => {
         if (round === 1) {
           const seed = await run(['seed', '--sessions', '20'], env);
           expect(seed.code, seed.stderr).toBe(0);
+          seedOutput = seed.stdout;
           expect(seed.stdout).toMatch(/Ingested 20 sessions: \d+ items, \d+ accepted, 0 rejected/);
-          expect(seed.stdout).toMatch(
-            /curl -H 'x-api-key: plat_\w+' 'http:\/\/127\.0\.0\.1:\d+\/api\/public/,
-          );
+          // The address of the Parley that runs (PORT=0: a port it picked), in lines to paste.
+          expect(seed.stdout).toContain(`export PARLEY_URL=${url} PROJECT=proj_`);
         }
         // The running worker projects what the seed appended.
         let behind: number[] = [];
@@ -85,6 +115,7 @@ describe('parley start on the embedded default (the README command)', () => {
           .map((l) => JSON.parse(l));
         expect(lines.length).toBeGreaterThan(0);
         expect(lines.every((l) => l.type === 'SessionStarted')).toBe(true);
+        if (round === 1) await pasteTheReadme(seedOutput);
       } finally {
         child.kill('SIGINT');
       }

@@ -187,7 +187,11 @@ export async function startConsoleWorld(options: ConsoleWorldOptions = {}): Prom
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const baseUrl = await waitFor(server, /Parley is running at (http:\/\/\S+)/, 180_000, output);
+    // The embedded first start prints its banner once it serves, and again once the demo is made.
+    const ready = options.embedded
+      ? /Parley is running at (http:\/\/\S+)[\s\S]*sign in with the demo console key/
+      : /Parley is running at (http:\/\/\S+)/;
+    const baseUrl = await waitFor(server, ready, 180_000, output);
     let seed: SeedSummary | null = null;
     let consoleKey: string;
     if (options.embedded) {
