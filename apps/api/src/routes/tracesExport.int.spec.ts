@@ -23,7 +23,7 @@ import {
 import { createTraceReads, TRACE_CSV_COLUMNS, tracesProjection } from '@parley/projection-traces';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { parseCsv } from '../../../../projections/traces/src/spec/parseCsv.js';
 import { buildApp } from '../app.js';
 
@@ -184,9 +184,10 @@ it('stops querying when the client goes away', async () => {
     req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
     req.end();
   });
-  // Give the server time to notice, then check that the walk stopped and the connection is gone.
-  await new Promise((r) => setTimeout(r, 500));
+  // Once the server has noticed (the export closed), the walk has stopped: no batch after that.
+  await vi.waitFor(() => expect(exportClosed).toBe(true), { timeout: 10_000, interval: 10 });
   const after = batchesRead;
+  // A quiet period (nothing to wait for: proving that nothing more happens).
   await new Promise((r) => setTimeout(r, 300));
   expect(batchesRead).toBe(after);
   expect(batchesRead).toBeLessThan(1 + ROWS / BATCH);

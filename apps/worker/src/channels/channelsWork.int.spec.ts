@@ -29,6 +29,7 @@ import {
 } from '@parley/runtime';
 import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { channelWorkersIdle } from '../testing/idleWorkers.js';
 import { type ChannelsWork, createChannelsWork } from './channelsWork.js';
 
 /**
@@ -146,7 +147,7 @@ describe('channel workers', () => {
 
   it('wake at once when a webhook queues a message, through LISTEN', async () => {
     // The workers found the queues empty and sleep until their next poll, 10 s away.
-    await new Promise((r) => setTimeout(r, 500));
+    await channelWorkersIdle(db.pool);
     const before = replies();
     const started = Date.now();
     await pipeline.deliver(connection, [message(900)]);

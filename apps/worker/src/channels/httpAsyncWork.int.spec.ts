@@ -37,6 +37,7 @@ import {
 } from '@parley/runtime';
 import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { channelWorkersIdle } from '../testing/idleWorkers.js';
 import { type ChannelsWork, createChannelsWork } from './channelsWork.js';
 
 /**
@@ -118,7 +119,7 @@ describe('HTTP async workers', () => {
   it('create their queues, wake through LISTEN and deliver the callback without waiting for a poll', async () => {
     await work.start();
     // The workers found the queues empty and sleep until their next poll, 10 s away.
-    await new Promise((r) => setTimeout(r, 500));
+    await channelWorkersIdle(db.pool);
     const subscriptions = createSubscriptionStore(db.pool, keyring, {
       checkUrl: (url) => checkCallbackUrl(url, { allowlist }),
     });

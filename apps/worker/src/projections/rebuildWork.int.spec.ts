@@ -240,10 +240,13 @@ describe('projection-rebuild queue', { timeout: 60_000 }, () => {
       const requested = await request('busy');
       // Taken, found busy, and queued again (not failed).
       const deadline = Date.now() + 30_000;
-      while (!(await history(requested.id)).some((r) => r.state === 'running') && Date.now() < deadline) {
+      const requeued = (rows: HistoryRow[]) => {
+        const taken = rows.findIndex((r) => r.state === 'running');
+        return taken >= 0 && rows.slice(taken + 1).some((r) => r.state === 'queued');
+      };
+      while (!requeued(await history(requested.id)) && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 25));
       }
-      await new Promise((r) => setTimeout(r, 300));
       const waiting = await readRebuild(db.pool, requested.id);
       expect(waiting).toMatchObject({ state: 'queued', error: null });
       await holder.query(`select pg_advisory_unlock(hashtext('parley.projection.rebuild:busy'), 0)`);

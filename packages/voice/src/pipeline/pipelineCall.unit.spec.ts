@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { encodeMulaw, FRAME_SAMPLES, MULAW_SILENCE } from './audio.js';
 import type { SpeechToText, TextToSpeech } from './engines.js';
 import { createPipelineCall } from './pipelineCall.js';
@@ -206,7 +206,7 @@ describe('createPipelineCall with a streaming agent', () => {
       now: () => clock,
     });
     call.pushAudio(new Uint8Array([...loudFrames(400), ...quiet(800)]));
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the turn runs
+    await vi.waitFor(() => expect(sent).toContain('mark:reply-1')); // the turn has run
     const metrics = await call.stop();
     expect(spoken).toEqual(['Hello there.', 'How are you?', 'Fine thanks']);
     expect(sent).toEqual(['media', 'media', 'media', 'mark:reply-1']);
@@ -236,7 +236,7 @@ describe('createPipelineCall with a streaming agent', () => {
       onError: (err) => errors.push(err),
     });
     call.pushAudio(new Uint8Array([...loudFrames(400), ...quiet(800)]));
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the turn runs
+    await vi.waitFor(() => expect(errors).toHaveLength(1)); // the turn has failed
     const metrics = await call.stop();
     expect(errors).toEqual([new Error('tts down')]);
     expect(metrics).toMatchObject({ failedTurns: 1, turnCount: 1, firstResponseTimeMs: null });

@@ -15,7 +15,7 @@ import {
 } from '@parley/channels';
 import type { EventData } from '@parley/events';
 import { createAgentStore, createScriptedProvider, type LlmProvider } from '@parley/runtime';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type ChannelWorld, createChannelWorld, PUBLIC_BASE_URL } from '../channels/channelWorld.js';
 
 /**
@@ -420,8 +420,17 @@ describe('message/send', () => {
 
   it('waits for the answer with configuration.blocking', async () => {
     const pending = send('blocking please', {}, { blocking: true });
-    // The worker picks the job up while the request waits.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The worker picks the job up while the request waits: once it is queued.
+    await vi.waitFor(
+      async () => {
+        const { rows } = await world.db.pool.query(
+          `select 1 from pgboss.job where name = $1 and state = 'created' and data::text like '%blocking please%'`,
+          [CHANNEL_INBOUND_QUEUE],
+        );
+        expect(rows).toHaveLength(1);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
     await world.drain();
     const answer = await pending;
     expect(answer.result?.status.state).toBe('completed');

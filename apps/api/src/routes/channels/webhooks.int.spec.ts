@@ -178,8 +178,16 @@ describe('inbound webhooks', () => {
       async () => ((await streamTypes(sessionId)).includes('ChannelMessageSent') ? true : undefined),
       'the send',
     );
-    // Give a duplicate job time to show up, were there one.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Every job settled: a duplicate, were there one, has run by now.
+    await until(
+      async () =>
+        (
+          await db.pool.query(
+            `select 1 from pgboss.job where name like 'channel-%' and state in ('created', 'retry', 'active')`,
+          )
+        ).rowCount === 0 || undefined,
+      'the channel jobs to settle',
+    );
     const types = await streamTypes(sessionId);
     expect(types.filter((t) => t === 'MessageReceived')).toHaveLength(1);
     expect(types.filter((t) => t === 'AgentReplied')).toHaveLength(1);

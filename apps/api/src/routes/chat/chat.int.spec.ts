@@ -1,12 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sessionStream } from '@parley/events';
 import { openApiProblems } from '@parley/http/testing';
 import { createAgentStore, createSseParser, type SseEvent } from '@parley/runtime';
 import type { FastifyInstance } from 'fastify';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type ChatWorld,
   createChatWorld,
@@ -225,21 +224,27 @@ describe('POST /api/v1/chat/stream (a real SSE client over a listening server)',
     );
     expect(res.status).toBe(200);
     const startedAt = Date.now();
-    await sleep(100);
+    // Aborted while the turn runs (its /delay), not before it began.
+    await vi.waitFor(() => expect(seen.signal).toBeDefined(), { interval: 10 });
     client.abort();
     await turnFinished;
     expect(Date.now() - startedAt).toBeLessThan(3_000);
     expect(seen.signal?.aborted).toBe(true);
     expect(seen.outcome).toBe('TURN_ABORTED');
-    // The new session's place under the concurrent-sessions limit (1) was given back.
-    await sleep(20);
-    const next = await post(
-      '/api/v1/chat/send',
-      { projectId: fresh.projectId, message: 'hello again' },
-      { 'x-api-key': fresh.key },
-      url,
+    // The new session's place under the concurrent-sessions limit (1) is given back (as the request
+    // closes, just after the turn).
+    await vi.waitFor(
+      async () => {
+        const next = await post(
+          '/api/v1/chat/send',
+          { projectId: fresh.projectId, message: 'hello again' },
+          { 'x-api-key': fresh.key },
+          url,
+        );
+        expect(next.status).toBe(200);
+      },
+      { timeout: 5_000, interval: 20 },
     );
-    expect(next.status).toBe(200);
   });
 
   it('answers a provider failure before any output with JSON 502, and one after the stream opened with an `error` event', async () => {

@@ -4,7 +4,7 @@ import { sessionStream } from '@parley/events';
 import { createSdkTokens, type SdkTokenClaims, type SessionLimits } from '@parley/http';
 import { silentLogger } from '@parley/platform';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { buildApp } from '../../app.js';
 import { redactUrl } from '../../requestLogSerializers.js';
@@ -438,7 +438,12 @@ describe('GET /api/v1/sdk/ws: the web chat WebSocket', () => {
     // One that answers stays connected across pings.
     const healthy = await connect(`${fast}${path}?token=${await tokenFor()}`, { origin: ORIGIN });
     await healthy.next();
-    await new Promise((r) => setTimeout(r, 400));
+    let answered = 0;
+    healthy.ws.on('ping', () => {
+      answered += 1;
+    });
+    // Past three pings (the silent client above was dropped after one), answered, it is still open.
+    await vi.waitFor(() => expect(answered).toBeGreaterThanOrEqual(3), { timeout: 5_000, interval: 20 });
     expect(healthy.ws.readyState).toBe(WebSocket.OPEN);
     healthy.send({ type: 'ping' });
     expect(await healthy.next()).toEqual({ type: 'pong' });
