@@ -1,10 +1,5 @@
 import { upcast } from '@parley/events';
-import {
-  assertLogNotAhead,
-  createEventStoreDbEventStore,
-  createPostgresEventStore,
-  type EventStore,
-} from '@parley/eventstore';
+import { assertLogNotAhead, createPostgresEventStore, type EventStore } from '@parley/eventstore';
 import {
   type Config,
   createPool,
@@ -108,7 +103,9 @@ export async function openSystem(config: Config, logger: Logger, options: OpenOp
     const upcastFn = options.upcast === false ? undefined : upcast;
     let store: EventStore;
     if (config.EVENTSTORE_URL) {
-      // The log lives in EventStoreDB; PostgreSQL keeps read models and checkpoints.
+      // The log lives in EventStoreDB; PostgreSQL keeps read models and checkpoints. Its client is
+      // loaded only then (a subpath of @parley/eventstore).
+      const { createEventStoreDbEventStore } = await import('@parley/eventstore/eventstoredb');
       store = createEventStoreDbEventStore({
         connectionString: config.EVENTSTORE_URL,
         logger,

@@ -1,5 +1,4 @@
 // Other adapters export their factory below, one line each.
-export { createEventStoreDbEventStore, type EventStoreDbOptions } from './eventstoredb/index.js';
 export {
   canAppendInTransaction,
   type LogTransaction,

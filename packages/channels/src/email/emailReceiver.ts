@@ -1,5 +1,4 @@
 import { type Logger, replaceUnstorableText } from '@parley/platform';
-import { simpleParser } from 'mailparser';
 import {
   type AutomatedReason,
   automatedReason,
@@ -62,6 +61,8 @@ export function createEmailReceiver(deps: EmailReceiverDeps) {
   }
   return {
     async receive(mail: ReceivedEmail): Promise<ReceiveOutcome[]> {
+      // Loaded when first used: `parley start` and the other commands start faster without it.
+      const { simpleParser } = await import('mailparser');
       const parsed = await simpleParser(mail.raw, {
         skipHtmlToText: false,
         skipTextToHtml: true,

@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer';
 import type { SmtpConfig } from './emailSettings.js';
 import type { EmailTransport } from './emailTransport.js';
 
@@ -12,6 +11,8 @@ const TIMEOUTS = { connectionTimeout: 15_000, greetingTimeout: 15_000, socketTim
 export function smtpTransport(config: SmtpConfig): EmailTransport {
   return {
     async send(email) {
+      // Loaded when first used: `parley start` and the other commands start faster without it.
+      const { default: nodemailer } = await import('nodemailer');
       const transporter = nodemailer.createTransport({
         host: config.host,
         port: config.port,
