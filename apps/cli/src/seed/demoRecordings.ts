@@ -90,8 +90,14 @@ export function demoRecordingPlan(a: { projectId: string; seed: number; now: num
   ) => {
     const sessionId = `demo-rec-${random.hex(20)}`;
     // A call still going began minutes ago (the lifecycle sweep abandons a session left open longer
-    // than SESSION_ABANDON_AFTER_SECONDS); the others ended at intervals over the last hours.
-    const start = options.ended === false ? a.now - 3 * MINUTE : a.now - (index + 1) * 47 * MINUTE;
+    // than SESSION_ABANDON_AFTER_SECONDS); the others ended at intervals over the last hours, but the
+    // first (every file stored) is the latest call of all, so that a list newest first opens on it.
+    const start =
+      options.ended === false
+        ? a.now - 3 * MINUTE
+        : index === 0
+          ? a.now - 2 * MINUTE
+          : a.now - (index + 1) * 47 * MINUTE;
     index += 1;
     const at = (minutes: number) => new Date(start + minutes * MINUTE).toISOString();
     const scope = { sessionId, projectId: a.projectId };

@@ -46,5 +46,9 @@ describe('demoRecordingPlan', () => {
     expect(going).toHaveLength(2);
     // SESSION_ABANDON_AFTER_SECONDS defaults to 1800, SESSION_IDLE_AFTER_SECONDS to 300.
     for (const call of going) expect(now - call.startedAt).toBeLessThan(300_000);
+    // The call with every file stored is the latest: a list newest first opens on it.
+    const latest = [...plan.showcases].sort((x, y) => y.startedAt - x.startedAt)[0];
+    expect(latest?.status).toBe('success');
+    expect(latest?.shows).toBe('one call, caller/agent/mixed stored');
   });
 });

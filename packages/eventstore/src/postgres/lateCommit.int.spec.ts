@@ -1,6 +1,6 @@
 import type { PoolClient } from '@parley/platform';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eventStoreMigrations } from '../migrations.js';
 import { makeEvents, readAllOf, sleep, uniqueName, uniqueType } from '../testing/helpers.js';
 import { type AppendStep, checkConcurrentAppendsReadOnce } from '../testing/logProperty.js';
@@ -20,27 +20,40 @@ afterAll(async () => {
   await db.close();
 });
 
+/**
+ * Transactions a test opened and has not ended: rolled back after each test. One left open (a failed
+ * expectation before its end) would hold back every log reader of the PostgreSQL cluster, other spec
+ * files' too, until this file's process exits.
+ */
+const unended = new Set<(how: 'commit' | 'rollback') => Promise<void>>();
+afterEach(async () => {
+  for (const end of [...unended]) await end('rollback');
+});
+
 /** A transaction held open by the test: begin now, append, commit when told. */
 async function openTransaction(options: { takeIdFirst?: boolean } = {}) {
   const client: PoolClient = await db.pool.connect();
   let open = true;
   await client.query('begin');
+  unended.add(end);
   // Assigns this transaction its id now, before any later transaction's.
   if (options.takeIdFirst) await client.query('select pg_current_xact_id()');
   return {
     append: (stream: string, events: EventToAppend[], expectedRevision: ExpectedRevision = 'any') =>
       store.appendWith(client, stream, events, { expectedRevision }),
-    async end(how: 'commit' | 'rollback') {
-      if (!open) return;
-      open = false;
-      try {
-        await client.query(how);
-        if (how === 'commit') store.notifyAppended();
-      } finally {
-        client.release();
-      }
-    },
+    end,
   };
+  async function end(how: 'commit' | 'rollback') {
+    if (!open) return;
+    open = false;
+    unended.delete(end);
+    try {
+      await client.query(how);
+      if (how === 'commit') store.notifyAppended();
+    } finally {
+      client.release();
+    }
+  }
 }
 
 const ids = (events: readonly { eventId: string }[]) => events.map((e) => e.eventId);

@@ -76,6 +76,9 @@ export async function createTestDatabase(
       const template = await migratedTemplate(admin, adminUrl, sets);
       await admin.query(`create database "${name}" template "${template}"`);
     }
+    // A transaction a test leaves open (a failure before its commit) holds back the log's readers in
+    // every database of the cluster (docs/log.md): PostgreSQL ends such a session after a minute.
+    await admin.query(`alter database "${name}" set idle_in_transaction_session_timeout = '60s'`);
   } finally {
     await admin.end();
   }
