@@ -13,7 +13,7 @@ import { silentLogger } from '@parley/platform';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import { createSuspensionStore, runtimeMigrations, type SuspensionStore } from '@parley/runtime';
 import type { FastifyInstance } from 'fastify';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../app.js';
 
@@ -47,7 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app?.close();
   await unconfigured?.close();
-  await boss?.stop({ graceful: false, wait: true, timeout: 5_000 });
+  await boss?.stop({ graceful: false, timeout: 5_000 });
   await db?.close();
 });
 

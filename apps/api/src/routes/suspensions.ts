@@ -7,9 +7,10 @@ import {
   verifySuspensionCallback,
 } from '@parley/channels';
 import { addRoute, authenticationFailed, errorResponses, HttpError } from '@parley/http';
+import { nullIfQueueMissing } from '@parley/platform';
 import type { ClaimRefusal, SuspensionStore } from '@parley/runtime';
 import type { FastifyPluginAsync } from 'fastify';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { z } from 'zod';
 
 export interface SuspensionRouteOptions {
@@ -121,10 +122,12 @@ export const suspensionRoutes: FastifyPluginAsync<SuspensionRouteOptions> = asyn
       }
       const job: ToolResumeJobData = { suspensionId, outcome: 'completed', result };
       const claimed = await store.claim(suspensionId, 'resumed', async (client) => {
-        const id = await options.boss.send(TOOL_RESUME_QUEUE, job, {
-          id: toolResumeJobId(suspensionId),
-          db: { executeSql: (text, values) => client.query(text, values) },
-        });
+        const id = await nullIfQueueMissing(
+          options.boss.send(TOOL_RESUME_QUEUE, job, {
+            id: toolResumeJobId(suspensionId),
+            db: { executeSql: (text, values) => client.query(text, values) },
+          }),
+        );
         if (id === null)
           throw new HttpError('SERVICE_UNAVAILABLE', 503, 'the tool-resume queue does not exist');
         // Wakes the workers at commit (they listen on the channel jobs' channel).

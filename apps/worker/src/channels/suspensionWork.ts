@@ -5,7 +5,7 @@ import {
   TOOL_RESUME_QUEUE,
   type ToolResumeDeps,
 } from '@parley/channels';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 
 export interface SuspensionWorkOptions {
   /** runtime.resume (@parley/runtime). */

@@ -1,5 +1,5 @@
 import type { LogTransaction } from '@parley/eventstore';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import {
   type CallbackMessage,
   type CallbackTurnOutcome,

@@ -1,7 +1,7 @@
 import type { EventStore } from '@parley/eventstore';
 import { withLogTransaction } from '@parley/eventstore';
 import type { Logger, Pool } from '@parley/platform';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import type { CallbackTurnOutcome } from '../httpAsync/callbacks.js';
 import type { SubscriptionStore } from '../httpAsync/subscriptionStore.js';
 import { turnCallbacks } from '../httpAsync/turnCallbacks.js';

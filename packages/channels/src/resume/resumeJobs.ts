@@ -1,5 +1,5 @@
 import { ensureQueue } from '@parley/platform';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { z } from 'zod';
 import { derivedUuid } from '../inbound/ids.js';
 
@@ -25,7 +25,6 @@ export const toolResumeJobId = (suspensionId: string): string => derivedUuid('to
 /** Creates (or updates) the resume queue: retried with backoff (a callback that came before its turn was recorded). */
 export async function ensureToolResumeQueue(boss: PgBoss): Promise<void> {
   await ensureQueue(boss, TOOL_RESUME_QUEUE, {
-    name: TOOL_RESUME_QUEUE,
     retryLimit: 8,
     retryDelay: 1,
     retryBackoff: true,

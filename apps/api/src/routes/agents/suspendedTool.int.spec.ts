@@ -46,7 +46,7 @@ import {
 } from '@parley/runtime';
 import { createQueuedProvider } from '@parley/runtime/testing';
 import type { FastifyInstance } from 'fastify';
-import type PgBoss from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.js';
 
@@ -161,7 +161,7 @@ let scope: { tenantId: string; projectId: string; subscriptionId: string };
 
 afterAll(async () => {
   await app?.close();
-  await boss?.stop({ graceful: false, wait: true, timeout: 5_000 });
+  await boss?.stop({ graceful: false, timeout: 5_000 });
   for (const server of [desk, receiver]) {
     server?.closeAllConnections();
     await new Promise((resolve) => server?.close(resolve));
