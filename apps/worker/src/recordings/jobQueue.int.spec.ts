@@ -9,7 +9,7 @@ beforeAll(async () => {
   // pg-boss's schema, as the first worker's start makes it.
   const boss = createJobQueue(db.pool, { supervise: false });
   await boss.start();
-  await boss.stop({ graceful: false, wait: true });
+  await boss.stop({ graceful: false });
 });
 afterAll(() => db.close());
 
@@ -22,7 +22,7 @@ describe('ensureQueue with several workers starting at once', () => {
       await Promise.all(
         workers.map(async (boss, w) => {
           const order = names.slice(w % names.length).concat(names.slice(0, w % names.length));
-          for (const name of order) await ensureQueue(boss, name, { name, retryLimit: 2 });
+          for (const name of order) await ensureQueue(boss, name, { retryLimit: 2 });
         }),
       );
       const queues = await db.pool.query<{ name: string }>(
