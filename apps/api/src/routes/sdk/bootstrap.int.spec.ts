@@ -217,10 +217,11 @@ describe('GET /api/v1/sdk/config/{projectId}', () => {
     expectCors(res, LOCAL);
   });
 
-  it("403 PROJECT_NOT_ALLOWED for another project, readable by the key's page", async () => {
+  it("404 PROJECT_NOT_FOUND for another project or none, readable by the key's page", async () => {
     const res = await getConfig(other.id, { 'x-api-key': key.key, origin: SHOP });
-    expectError(res, 403, 'PROJECT_NOT_ALLOWED');
+    expectError(res, 404, 'PROJECT_NOT_FOUND');
     expectCors(res, SHOP);
+    expectError(await getConfig('no-such-project', { 'x-api-key': key.key, origin: SHOP }), 404, 'PROJECT_NOT_FOUND');
   });
 
   it('400 VALIDATION_ERROR for a project id over 128 characters', async () => {
@@ -295,11 +296,11 @@ describe('POST /api/v1/sdk/init', () => {
     }
   });
 
-  it('403 PROJECT_NOT_ALLOWED for another project; 403 PERMISSION_REQUIRED when the key has no chat', async () => {
+  it('404 PROJECT_NOT_FOUND for another project; 403 PERMISSION_REQUIRED when the key has no chat', async () => {
     expectError(
       await init({ projectId: other.id }, { 'x-public-key': key.key, origin: SHOP }),
-      403,
-      'PROJECT_NOT_ALLOWED',
+      404,
+      'PROJECT_NOT_FOUND',
     );
     const res = await init({ projectId: project.id }, { 'x-public-key': noChatKey.key, origin: SHOP });
     expect(res.statusCode).toBe(403);
@@ -418,6 +419,7 @@ describe('OpenAPI', () => {
       '400',
       '401',
       '403',
+      '404',
       '429',
       '431',
       '503',

@@ -75,11 +75,12 @@ const errors = {
   400: errorResponses.standard,
   401: errorResponses.authentication,
   403: errorResponses.standard,
+  404: errorResponses.standard,
   429: errorResponses.rateLimited,
 } as const;
 
-const projectNotAllowed = () =>
-  new HttpError('PROJECT_NOT_ALLOWED', 403, 'This public key belongs to another project');
+/** A project that is not the key's is "not accessible": 404, as every cross-tenant access (spec 000 §7). */
+const projectNotAllowed = () => new HttpError('PROJECT_NOT_FOUND', 404, 'Project not found');
 
 function badRequest(error: z.ZodError): HttpError {
   const issue = error.issues[0];
