@@ -153,6 +153,12 @@ describe('parley commands against an external database', () => {
     const migrated = await run(['migrate'], env);
     expect(migrated.code, migrated.stderr).toBe(0);
     expect((await run(['migrate', '--status'], env)).stdout).toMatch(/migrations: current/);
+    // The read models exist before any worker ran: an API started alone answers empty pages, not 500.
+    const { rows: readModels } = await db.pool.query<{ name: string }>(
+      `select table_name as name from information_schema.views
+        where table_name in ('session_summaries', 'session_day_counts', 'llm_ledger') order by 1`,
+    );
+    expect(readModels.map((r) => r.name)).toEqual(['llm_ledger', 'session_day_counts', 'session_summaries']);
 
     const seeded = await run(['seed', '--sessions', '20', '--json'], env);
     expect(seeded.code, seeded.stderr).toBe(0);

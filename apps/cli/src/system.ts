@@ -12,7 +12,7 @@ import {
   pendingMigrations,
   startEmbeddedPostgres,
 } from '@parley/platform';
-import type { Projection } from '@parley/projection-runner';
+import { ensureProjections, type Projection } from '@parley/projection-runner';
 import { migrationSets, projections } from './registry.js';
 import { sealTelephonySecrets } from './telephonyAccounts.js';
 import { UsageError } from './usageError.js';
@@ -92,6 +92,9 @@ export async function openSystem(config: Config, logger: Logger, options: OpenOp
       const applied = await migrate(pool, migrationSets);
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');
       await sealTelephonySecrets(pool, config, logger);
+      // The read models' first generation too, so an API started before any worker answers empty
+      // pages rather than 500 "relation does not exist" (idempotent; the worker fills them).
+      await ensureProjections(pool, projections, { logger });
     } else if (options.requireMigrated !== false) {
       const pending = await pendingMigrations(pool, migrationSets);
       if (pending.length > 0) {

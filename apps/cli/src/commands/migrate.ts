@@ -1,4 +1,5 @@
 import { migrate, pendingMigrations } from '@parley/platform';
+import { ensureProjections } from '@parley/projection-runner';
 import { openSystem } from '../system.js';
 import { sealTelephonySecrets } from '../telephonyAccounts.js';
 import type { CliContext } from './context.js';
@@ -23,6 +24,11 @@ export async function migrateCommand(ctx: CliContext, options: { status?: boolea
     ctx.out.write(applied.length === 0 ? 'nothing to apply\n' : `applied:\n  ${applied.join('\n  ')}\n`);
     const sealed = await sealTelephonySecrets(system.pool, ctx.config, ctx.logger);
     if (sealed > 0) ctx.out.write(`encrypted the secrets of ${sealed} telephony account(s)\n`);
+    // The read models' first generation, so an API started before any worker answers (empty pages).
+    const created = (await ensureProjections(system.pool, system.projections, { logger: ctx.logger })).filter(
+      (o) => o.status === 'created',
+    );
+    if (created.length > 0) ctx.out.write(`created read models: ${created.map((o) => o.name).join(', ')}\n`);
   } finally {
     await system.close();
   }
