@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmailAdapter } from '../adapters/email/emailAdapter.js';
 import { channelEmailMigrations } from '../adapters/email/emailMigrations.js';
 import { createEmailThreadStore } from '../adapters/email/emailThreads.js';
-import { type CapturedEmail, startSmtpStandIn } from '../adapters/email/testing/smtpStandIn.js';
 import { type ConnectionStore, createConnectionStore } from '../connections/store.js';
 import { createKeyring } from '../crypto/index.js';
 import { inboundJobId, sendJobId } from '../inbound/ids.js';
@@ -29,6 +28,7 @@ import { channelInboundMigrations } from '../inbound/migrations.js';
 import { createInboundPipeline } from '../inbound/pipeline.js';
 import { type InboundWorkerDeps, processInboundJob, processSendJob } from '../inbound/processor.js';
 import { channelsMigrations } from '../migrations.js';
+import { type CapturedEmail, startSmtpStandIn } from '../testing/email/smtpStandIn.js';
 import { createEmailReceiver } from './emailReceiver.js';
 import { createEmailSmtpServer, type EmailSmtpServer } from './emailSmtpServer.js';
 

@@ -1,10 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createSelfSignedCertificate,
+  type TestCertificate,
+} from '../testing/httpAsync/selfSignedCertificate.js';
 import { signCallback } from './callbackSignature.js';
 import { parseCallbackAllowlist } from './callbackUrl.js';
 import { createGuardedFetch, type GuardedFetch } from './guardedFetch.js';
-import { createSelfSignedCertificate, type TestCertificate } from './testing/selfSignedCertificate.js';
 
 /** docs/examples/http-async-receiver.mjs, run as a user would run it, fed as Parley's delivery feeds it. */
 const example = fileURLToPath(new URL('../../../../docs/examples/http-async-receiver.mjs', import.meta.url));

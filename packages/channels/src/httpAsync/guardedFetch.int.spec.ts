@@ -3,10 +3,13 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { postJson } from '../adapters/shared.js';
+import {
+  createSelfSignedCertificate,
+  type TestCertificate,
+} from '../testing/httpAsync/selfSignedCertificate.js';
 import { signCallback, verifyCallbackSignature } from './callbackSignature.js';
 import { emptyAllowlist, type LookupFn, parseCallbackAllowlist } from './callbackUrl.js';
 import { CallbackDeliveryRefusedError, createGuardedFetch } from './guardedFetch.js';
-import { createSelfSignedCertificate, type TestCertificate } from './testing/selfSignedCertificate.js';
 
 interface Received {
   method: string;

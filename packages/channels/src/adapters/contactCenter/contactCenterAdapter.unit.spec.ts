@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InboundRequest } from '../../adapter.js';
+import { outgoingReplyArbitrary } from '../../testing/arbitraries.js';
+import { testConnection } from '../../testing/standInServer.js';
 import { decodeAction } from '../shared.js';
-import { outgoingReplyArbitrary } from '../testing/arbitraries.js';
-import { testConnection } from '../testing/standInServer.js';
 import { createContactCenterAdapter, verifyContactCenterSecret } from './contactCenterAdapter.js';
 import { parseContactCenterRequest } from './contactCenterPayload.js';
 import {

@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import { simpleParser } from 'mailparser';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startSmtpStandIn } from '../../testing/email/smtpStandIn.js';
+import { testConnection } from '../../testing/standInServer.js';
 import type { OutgoingMessage, ResolvedConnection } from '../../types.js';
-import { testConnection } from '../testing/standInServer.js';
 import { createEmailAdapter, type EmailAdapter } from './emailAdapter.js';
 import { channelEmailMigrations } from './emailMigrations.js';
-import { startSmtpStandIn } from './testing/smtpStandIn.js';
 
 /** sendResponse against stand-in relays (each TLS mode, refusals) and a stand-in Graph API. */
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
-import { testConnection } from '../testing/standInServer.js';
+import { testConnection } from '../../testing/standInServer.js';
 import { composeReplyEmail, outboundMessageId, replyReferences } from './emailMessage.js';
 import { emailConfigOf, emailSettingsSchema } from './emailSettings.js';
 import { MAX_OUTBOUND_ATTACHMENT_BYTES, toEmailOutput } from './emailTransform.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startStandIn, testConnection } from '../testing/standInServer.js';
+import { startStandIn, testConnection } from '../../testing/standInServer.js';
 import { createInstagramAdapter } from './instagramAdapter.js';
 
 const IG_ID = '17841405822304914';

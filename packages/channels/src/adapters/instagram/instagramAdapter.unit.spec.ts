@@ -3,8 +3,8 @@ import { actionSetSchema } from '@parley/events';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InboundRequest } from '../../adapter.js';
-import { outgoingReplyArbitrary } from '../testing/arbitraries.js';
-import { testConnection } from '../testing/standInServer.js';
+import { outgoingReplyArbitrary } from '../../testing/arbitraries.js';
+import { testConnection } from '../../testing/standInServer.js';
 import { createInstagramAdapter } from './instagramAdapter.js';
 import { INSTAGRAM_LIMITS, splitTextBytes, toInstagramOutput } from './instagramTransform.js';
 

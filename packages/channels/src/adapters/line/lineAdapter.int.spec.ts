@@ -4,7 +4,7 @@ import {
   type StandInReply,
   startStandIn,
   testConnection,
-} from '../testing/standInServer.js';
+} from '../../testing/standInServer.js';
 import { createLineAdapter, LINE_REPLY_TOKEN_TTL_MS, lineRetryKey } from './lineAdapter.js';
 
 const USER_ID = 'U4af4980629a1b2c3d4e5f60718293a4b';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startStandIn, testConnection } from '../testing/standInServer.js';
+import { startStandIn, testConnection } from '../../testing/standInServer.js';
 import { createMessengerAdapter } from './messengerAdapter.js';
 
 const PAGE_ID = '107719024567890';

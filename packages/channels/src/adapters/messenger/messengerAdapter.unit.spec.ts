@@ -4,8 +4,8 @@ import { actionSetSchema } from '@parley/events';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InboundRequest } from '../../adapter.js';
-import { outgoingReplyArbitrary } from '../testing/arbitraries.js';
-import { testConnection } from '../testing/standInServer.js';
+import { outgoingReplyArbitrary } from '../../testing/arbitraries.js';
+import { testConnection } from '../../testing/standInServer.js';
 import { createMessengerAdapter } from './messengerAdapter.js';
 import { MESSENGER_LIMITS, toMessengerOutput } from './messengerTransform.js';
 

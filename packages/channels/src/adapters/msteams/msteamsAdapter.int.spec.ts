@@ -1,12 +1,12 @@
 import type { ActionSet } from '@parley/events';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ResolvedConnection } from '../../types.js';
 import {
   STAND_IN_ACCESS_TOKEN as ACCESS_TOKEN,
   STAND_IN_CLIENT_SECRET as CLIENT_SECRET,
   startBotConnectorStandIn,
   STAND_IN_TENANT_ID as TENANT_ID,
-} from './botConnectorStandIn.js';
+} from '../../testing/msteams/botConnectorStandIn.js';
+import type { ResolvedConnection } from '../../types.js';
 import { createMsTeamsAdapter } from './msteamsAdapter.js';
 
 const APP_ID = '8a3c1d0e-5f6a-4b7c-9d8e-0f1a2b3c4d5e';

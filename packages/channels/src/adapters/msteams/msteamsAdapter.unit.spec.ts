@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMsTeamsAdapter } from './msteamsAdapter.js';
 import {
   APP_ID,
   CHANNEL_THREAD,
@@ -10,7 +9,8 @@ import {
   request,
   SERVICE_URL,
   TENANT_ID,
-} from './msteamsTestActivities.js';
+} from '../../testing/msteams/msteamsTestActivities.js';
+import { createMsTeamsAdapter } from './msteamsAdapter.js';
 
 const NOW = new Date('2026-11-21T12:00:00.000Z');
 const adapter = createMsTeamsAdapter({ now: () => NOW });

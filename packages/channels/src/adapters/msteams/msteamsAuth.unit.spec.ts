@@ -1,8 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createBotFrameworkTestIssuer } from './botFrameworkTestIssuer.js';
-import { createMsTeamsAdapter } from './msteamsAdapter.js';
-import { bearerToken } from './msteamsAuth.js';
+import { createBotFrameworkTestIssuer } from '../../testing/msteams/botFrameworkTestIssuer.js';
 import {
   APP_ID,
   teamsConnection as connection,
@@ -10,7 +8,9 @@ import {
   request,
   SERVICE_URL,
   TENANT_ID,
-} from './msteamsTestActivities.js';
+} from '../../testing/msteams/msteamsTestActivities.js';
+import { createMsTeamsAdapter } from './msteamsAdapter.js';
+import { bearerToken } from './msteamsAuth.js';
 
 const METADATA_URL = 'https://login.botframework.test/v1/.well-known/openidconfiguration';
 const NOW = new Date();

@@ -1,7 +1,7 @@
 import type { ActionSet } from '@parley/events';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { outgoingReplyArbitrary } from '../testing/arbitraries.js';
+import { outgoingReplyArbitrary } from '../../testing/arbitraries.js';
 import { parseMsTeamsActivity } from './msteamsPayload.js';
 import {
   ADAPTIVE_CARD_CONTENT_TYPE,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startStandIn, testConnection } from '../testing/standInServer.js';
+import { startStandIn, testConnection } from '../../testing/standInServer.js';
 import { createSlackAdapter } from './slackAdapter.js';
 
 const connection = testConnection('slack', 'T061EG9R6:A0KRD7HC3', {

@@ -2,8 +2,8 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InboundRequest } from '../../adapter.js';
-import { outgoingReplyArbitrary } from '../testing/arbitraries.js';
-import { testConnection } from '../testing/standInServer.js';
+import { outgoingReplyArbitrary } from '../../testing/arbitraries.js';
+import { testConnection } from '../../testing/standInServer.js';
 import { createSlackAdapter, verifySlackSignature } from './slackAdapter.js';
 import { markdownToMrkdwn, SLACK_LIMITS, toSlackOutput } from './slackTransform.js';
 

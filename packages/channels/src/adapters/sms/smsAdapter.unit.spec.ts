@@ -3,8 +3,8 @@ import { computeRequestSignature } from '@parley/telephony';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InboundRequest } from '../../adapter.js';
-import { outgoingReplyArbitrary } from '../testing/arbitraries.js';
-import { testConnection } from '../testing/standInServer.js';
+import { outgoingReplyArbitrary } from '../../testing/arbitraries.js';
+import { testConnection } from '../../testing/standInServer.js';
 import { createSmsAdapter, verifySmsSignature } from './smsAdapter.js';
 import { SMS_LIMITS, toSmsOutput } from './smsTransform.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startStandIn, testConnection } from '../testing/standInServer.js';
+import { startStandIn, testConnection } from '../../testing/standInServer.js';
 import { createTelegramAdapter, registerTelegramWebhook } from './telegramAdapter.js';
 
 const connection = testConnection('telegram', '123456789', {

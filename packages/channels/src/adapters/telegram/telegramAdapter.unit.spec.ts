@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InboundRequest } from '../../adapter.js';
-import { outgoingReplyArbitrary } from '../testing/arbitraries.js';
-import { testConnection } from '../testing/standInServer.js';
+import { outgoingReplyArbitrary } from '../../testing/arbitraries.js';
+import { testConnection } from '../../testing/standInServer.js';
 import { createTelegramAdapter, verifyTelegramSecret } from './telegramAdapter.js';
 import { telegramBotId } from './telegramPayload.js';
 import { TELEGRAM_LIMITS, toTelegramOutput } from './telegramTransform.js';

@@ -2,7 +2,7 @@ import { SMS } from '@vonage/sms';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InboundRequest } from '../../adapter.js';
-import { testConnection } from '../testing/standInServer.js';
+import { testConnection } from '../../testing/standInServer.js';
 import {
   messagesInbound,
   messagesStatus,
@@ -10,7 +10,7 @@ import {
   smsApiInbound,
   smsApiReceipt,
   vonageWebhookToken,
-} from './testing/vonageWebhooks.js';
+} from '../../testing/vonage/vonageWebhooks.js';
 import { createVonageAdapter } from './vonageAdapter.js';
 import { VONAGE_SIGNATURE_METHODS, type VonageSignatureMethod } from './vonageSettings.js';
 import { smsApiSignature, verifyMessagesWebhook, verifySmsApiWebhook } from './vonageSignature.js';

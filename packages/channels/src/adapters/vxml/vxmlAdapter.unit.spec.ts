@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { InboundRequest, SyncOutcome } from '../../adapter.js';
+import { outgoingReplyArbitrary } from '../../testing/arbitraries.js';
+import { testConnection } from '../../testing/standInServer.js';
+import { xmlWellFormedError } from '../../testing/vxml/xmlWellFormed.js';
 import type { ResolvedConnection } from '../../types.js';
-import { outgoingReplyArbitrary } from '../testing/arbitraries.js';
-import { testConnection } from '../testing/standInServer.js';
 import { createVxmlAdapter, nextUrlOf, verifyVxmlToken } from './vxmlAdapter.js';
 import { optionLabels, speakable, VXML_LIMITS, xmlEscape } from './vxmlDocument.js';
 import { parseVxmlRequest } from './vxmlPayload.js';
-import { xmlWellFormedError } from './xmlWellFormed.js';
 
 const TOKEN = 'ivr-token-0123456789';
 const NOW = new Date('2026-11-21T10:00:00.000Z');

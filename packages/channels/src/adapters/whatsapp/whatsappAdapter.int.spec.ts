@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startStandIn, testConnection } from '../testing/standInServer.js';
+import { startStandIn, testConnection } from '../../testing/standInServer.js';
 import { createWhatsAppAdapter } from './whatsappAdapter.js';
 
 const connection = testConnection('whatsapp', '106540352242922', {

@@ -4,7 +4,7 @@ import {
   type StandInReply,
   startStandIn,
   testConnection,
-} from '../testing/standInServer.js';
+} from '../../testing/standInServer.js';
 import { createZendeskAdapter } from './zendeskAdapter.js';
 
 const APP_ID = '5ebee0975ac5304b664a12fa';

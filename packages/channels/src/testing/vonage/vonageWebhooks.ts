@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
-import type { VonageSignatureMethod } from '../vonageSettings.js';
-import { smsApiSignature } from '../vonageSignature.js';
+import type { VonageSignatureMethod } from '../../adapters/vonage/vonageSettings.js';
+import { smsApiSignature } from '../../adapters/vonage/vonageSignature.js';
 
 /**
  * Test-only: Vonage's webhooks as Vonage sends them (shapes from its API specifications and SDK

@@ -1,6 +1,6 @@
 import type { ActionSet, ActionSetElement } from '@parley/events';
 import fc from 'fast-check';
-import type { OutgoingReply } from '../../types.js';
+import type { OutgoingReply } from '../types.js';
 
 /**
  * fast-check arbitraries of what the worker hands to an adapter's transformOutput: ACTION_SET

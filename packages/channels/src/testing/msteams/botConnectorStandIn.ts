@@ -1,4 +1,4 @@
-import { type RecordedRequest, type StandInReply, startStandIn } from '../testing/standInServer.js';
+import { type RecordedRequest, type StandInReply, startStandIn } from '../standInServer.js';
 import { createBotFrameworkTestIssuer } from './botFrameworkTestIssuer.js';
 
 export const STAND_IN_TENANT_ID = '72f988bf-86f1-41af-91ab-2d7cd011db47';

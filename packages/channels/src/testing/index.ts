@@ -4,21 +4,25 @@
  */
 
 export {
+  createSelfSignedCertificate,
+  type TestCertificate,
+} from './httpAsync/selfSignedCertificate.js';
+export {
   STAND_IN_ACCESS_TOKEN,
   STAND_IN_CLIENT_SECRET,
   STAND_IN_TENANT_ID,
   startBotConnectorStandIn,
-} from './adapters/msteams/botConnectorStandIn.js';
+} from './msteams/botConnectorStandIn.js';
 export {
   createBotFrameworkTestIssuer,
   type TestTokenOptions,
-} from './adapters/msteams/botFrameworkTestIssuer.js';
+} from './msteams/botFrameworkTestIssuer.js';
 export {
   type RecordedRequest,
   type StandInReply,
   startStandIn,
   testConnection,
-} from './adapters/testing/standInServer.js';
+} from './standInServer.js';
 export {
   messagesInbound as vonageMessagesInbound,
   messagesStatus as vonageMessagesStatus,
@@ -26,9 +30,5 @@ export {
   smsApiInbound,
   smsApiReceipt,
   vonageWebhookToken,
-} from './adapters/vonage/testing/vonageWebhooks.js';
-export { xmlWellFormedError } from './adapters/vxml/xmlWellFormed.js';
-export {
-  createSelfSignedCertificate,
-  type TestCertificate,
-} from './httpAsync/testing/selfSignedCertificate.js';
+} from './vonage/vonageWebhooks.js';
+export { xmlWellFormedError } from './vxml/xmlWellFormed.js';

@@ -1,5 +1,5 @@
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
-import { BOT_FRAMEWORK_ISSUER } from './msteamsAuth.js';
+import { BOT_FRAMEWORK_ISSUER } from '../../adapters/msteams/msteamsAuth.js';
 
 /** What a test token claims; every field can be bent to test one refusal. */
 export interface TestTokenOptions {

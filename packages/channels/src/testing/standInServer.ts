@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ResolvedConnection } from '../../types.js';
+import type { ResolvedConnection } from '../types.js';
 
 export interface RecordedRequest {
   method: string;

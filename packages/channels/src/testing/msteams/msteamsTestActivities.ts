@@ -1,5 +1,5 @@
 import type { InboundRequest } from '../../adapter.js';
-import { testConnection } from '../testing/standInServer.js';
+import { testConnection } from '../standInServer.js';
 
 /** Tests only: Teams activities in the documented shapes, and the request the pipeline hands over. */
 export const APP_ID = 'c9e8c047-2a74-40a2-b28a-b162d5f5327c';
