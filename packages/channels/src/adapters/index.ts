@@ -8,8 +8,8 @@ export {
   createA2aAdapter,
   pushUrlAllowed,
   replyParts,
-} from './a2a/a2aAdapter.js';
-export { a2aMigrations } from './a2a/a2aMigrations.js';
+} from '../a2a/a2aAdapter.js';
+export { a2aMigrations } from '../a2a/a2aMigrations.js';
 export {
   A2A_HISTORY_LIMITS,
   A2A_MAX_TEXT_CHARS,
@@ -19,7 +19,7 @@ export {
   parseSendParams,
   parseTaskId,
   parseTaskQuery,
-} from './a2a/a2aParams.js';
+} from '../a2a/a2aParams.js';
 export {
   A2A_ERRORS,
   A2A_METHODS,
@@ -39,8 +39,8 @@ export {
   rpcFailure,
   rpcResult,
   TERMINAL_STATES,
-} from './a2a/a2aProtocol.js';
-export { A2A_DEFAULT_BLOCKING_TIMEOUT_MS, type A2aRpcDeps, answerA2aRpc } from './a2a/a2aRpc.js';
+} from '../a2a/a2aProtocol.js';
+export { A2A_DEFAULT_BLOCKING_TIMEOUT_MS, type A2aRpcDeps, answerA2aRpc } from '../a2a/a2aRpc.js';
 export {
   type A2aTaskStore,
   a2aTaskId,
@@ -49,7 +49,7 @@ export {
   type NewA2aTask,
   type StoredA2aTask,
   toA2aTask,
-} from './a2a/a2aTaskStore.js';
+} from '../a2a/a2aTaskStore.js';
 export {
   CONTACT_CENTER_CHANNEL_TYPE,
   CONTACT_CENTER_CREDENTIALS,

@@ -1,3 +1,4 @@
+export { adapterMap, createChannelAdapters } from '../adapters/registry.js';
 export { deliveryEventId, derivedUuid, inboundJobId, sendJobId } from './ids.js';
 export {
   CHANNEL_INBOUND_QUEUE,
@@ -39,6 +40,5 @@ export {
   sessionChannelOf,
 } from './processor.js';
 export { receiptEventId, recordOutboundMessages, recordReceipts } from './receipts.js';
-export { adapterMap, createChannelAdapters } from './registry.js';
 export { REPLACED_TEXT_METADATA_KEY, storableMessages } from './storableMessages.js';
 export { type ChannelWorkers, workChannelQueues } from './work.js';

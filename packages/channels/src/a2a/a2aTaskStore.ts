@@ -1,5 +1,5 @@
 import type { Pool } from '@parley/platform';
-import { derivedUuid } from '../../inbound/ids.js';
+import { derivedUuid } from '../inbound/ids.js';
 import type { A2aPushConfig } from './a2aParams.js';
 import type { A2aArtifact, A2aMessage, A2aTask, A2aTaskState } from './a2aProtocol.js';
 

@@ -1,8 +1,8 @@
 import type { Pool } from '@parley/platform';
-import { CallbackDeliveryRefusedError } from '../../httpAsync/guardedFetch.js';
-import type { InboundAdapter } from '../../inbound/pipeline.js';
-import type { OutgoingReply, ResolvedConnection, SendResult } from '../../types.js';
-import { isRetryableStatus, postJson, str } from '../shared.js';
+import { isRetryableStatus, postJson, str } from '../adapters/shared.js';
+import { CallbackDeliveryRefusedError } from '../httpAsync/guardedFetch.js';
+import type { InboundAdapter } from '../inbound/pipeline.js';
+import type { OutgoingReply, ResolvedConnection, SendResult } from '../types.js';
 import type { A2aPushConfig } from './a2aParams.js';
 import type { A2aArtifact, A2aMessage, A2aPart } from './a2aProtocol.js';
 import { type A2aTaskStore, createA2aTaskStore, type StoredA2aTask, toA2aTask } from './a2aTaskStore.js';

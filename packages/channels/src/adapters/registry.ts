@@ -1,20 +1,20 @@
 import type { Pool } from '@parley/platform';
-import { createA2aAdapter } from '../adapters/a2a/a2aAdapter.js';
-import { createContactCenterAdapter } from '../adapters/contactCenter/contactCenterAdapter.js';
-import { createEmailAdapter } from '../adapters/email/emailAdapter.js';
-import { createInstagramAdapter } from '../adapters/instagram/instagramAdapter.js';
-import { createLineAdapter } from '../adapters/line/lineAdapter.js';
-import { createMessengerAdapter } from '../adapters/messenger/messengerAdapter.js';
-import { createMsTeamsAdapter } from '../adapters/msteams/msteamsAdapter.js';
-import { createSlackAdapter } from '../adapters/slack/slackAdapter.js';
-import { createSmsAdapter } from '../adapters/sms/smsAdapter.js';
-import { createTelegramAdapter } from '../adapters/telegram/telegramAdapter.js';
-import { createVonageAdapter } from '../adapters/vonage/vonageAdapter.js';
-import { createVxmlAdapter } from '../adapters/vxml/vxmlAdapter.js';
-import { createWhatsAppAdapter } from '../adapters/whatsapp/whatsappAdapter.js';
-import { createZendeskAdapter } from '../adapters/zendesk/zendeskAdapter.js';
+import { createA2aAdapter } from '../a2a/a2aAdapter.js';
+import type { InboundAdapter } from '../inbound/pipeline.js';
 import { adapterKey, providerVariants } from '../manifest/providers.js';
-import type { InboundAdapter } from './pipeline.js';
+import { createContactCenterAdapter } from './contactCenter/contactCenterAdapter.js';
+import { createEmailAdapter } from './email/emailAdapter.js';
+import { createInstagramAdapter } from './instagram/instagramAdapter.js';
+import { createLineAdapter } from './line/lineAdapter.js';
+import { createMessengerAdapter } from './messenger/messengerAdapter.js';
+import { createMsTeamsAdapter } from './msteams/msteamsAdapter.js';
+import { createSlackAdapter } from './slack/slackAdapter.js';
+import { createSmsAdapter } from './sms/smsAdapter.js';
+import { createTelegramAdapter } from './telegram/telegramAdapter.js';
+import { createVonageAdapter } from './vonage/vonageAdapter.js';
+import { createVxmlAdapter } from './vxml/vxmlAdapter.js';
+import { createWhatsAppAdapter } from './whatsapp/whatsappAdapter.js';
+import { createZendeskAdapter } from './zendesk/zendeskAdapter.js';
 
 /**
  * The adapters this build ships, by channel type, and provider variants by `<type>/<provider>`

@@ -1,14 +1,14 @@
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGuardedFetch, parseCallbackAllowlist } from '../../httpAsync/index.js';
-import { channelInboundMigrations } from '../../inbound/migrations.js';
+import { createGuardedFetch, parseCallbackAllowlist } from '../httpAsync/index.js';
+import { channelInboundMigrations } from '../inbound/migrations.js';
 import {
   type RecordedRequest,
   type StandInReply,
   startStandIn,
   testConnection,
-} from '../../testing/standInServer.js';
-import type { OutgoingMessage } from '../../types.js';
+} from '../testing/standInServer.js';
+import type { OutgoingMessage } from '../types.js';
 import { A2A_NOTIFICATION_TOKEN_HEADER, type A2aAdapter, createA2aAdapter } from './a2aAdapter.js';
 import { a2aMigrations } from './a2aMigrations.js';
 import type { A2aPushConfig } from './a2aParams.js';

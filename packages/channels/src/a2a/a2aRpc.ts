@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@parley/platform';
 import { dottedPath, findUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@parley/platform';
-import type { NormalizedMessage, ResolvedConnection } from '../../types.js';
+import type { NormalizedMessage, ResolvedConnection } from '../types.js';
 import { type A2aChannelMetadata, pushUrlAllowed } from './a2aAdapter.js';
 import { type MessageMetadataValidator, parseSendParams, parseTaskId, parseTaskQuery } from './a2aParams.js';
 import {
