@@ -2,19 +2,19 @@ import type { Pool } from '@parley/platform';
 import { createA2aAdapter } from '../a2a/a2aAdapter.js';
 import type { InboundAdapter } from '../inbound/pipeline.js';
 import { adapterKey, providerVariants } from '../manifest/providers.js';
-import { createContactCenterAdapter } from './contactCenter/contactCenterAdapter.js';
-import { createEmailAdapter } from './email/emailAdapter.js';
-import { createInstagramAdapter } from './instagram/instagramAdapter.js';
-import { createLineAdapter } from './line/lineAdapter.js';
-import { createMessengerAdapter } from './messenger/messengerAdapter.js';
-import { createMsTeamsAdapter } from './msteams/msteamsAdapter.js';
-import { createSlackAdapter } from './slack/slackAdapter.js';
-import { createSmsAdapter } from './sms/smsAdapter.js';
-import { createTelegramAdapter } from './telegram/telegramAdapter.js';
-import { createVonageAdapter } from './vonage/vonageAdapter.js';
-import { createVxmlAdapter } from './vxml/vxmlAdapter.js';
-import { createWhatsAppAdapter } from './whatsapp/whatsappAdapter.js';
-import { createZendeskAdapter } from './zendesk/zendeskAdapter.js';
+import { createContactCenterAdapter } from './contactCenter/index.js';
+import { createEmailAdapter } from './email/index.js';
+import { createInstagramAdapter } from './instagram/index.js';
+import { createLineAdapter } from './line/index.js';
+import { createMessengerAdapter } from './messenger/index.js';
+import { createMsTeamsAdapter } from './msteams/index.js';
+import { createSlackAdapter } from './slack/index.js';
+import { createSmsAdapter } from './sms/index.js';
+import { createTelegramAdapter } from './telegram/index.js';
+import { createVonageAdapter } from './vonage/index.js';
+import { createVxmlAdapter } from './vxml/index.js';
+import { createWhatsAppAdapter } from './whatsapp/index.js';
+import { createZendeskAdapter } from './zendesk/index.js';
 
 /**
  * The adapters this build ships, by channel type, and provider variants by `<type>/<provider>`

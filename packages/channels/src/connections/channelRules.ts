@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { EMAIL_CHANNEL_TYPE, emailSettingsSchema } from '../adapters/email/emailSettings.js';
+import { EMAIL_CHANNEL_TYPE, emailSettingsSchema } from '../adapters/email/index.js';
 import {
   VONAGE_API_CREDENTIALS,
   VONAGE_PROVIDER,
   vonageSettingsOf,
   vonageSettingsSchema,
-} from '../adapters/vonage/vonageSettings.js';
+} from '../adapters/vonage/index.js';
 import { adapterKey } from '../manifest/providers.js';
 import { InvalidCredentialsError, InvalidIdentifierError, InvalidSettingsError } from './errors.js';
 

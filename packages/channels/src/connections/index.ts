@@ -1,3 +1,11 @@
-export * from './errors.js';
-export * from './schema.js';
-export * from './store.js';
+/**
+ * Channel connections: schema, rules and the store with encrypted credentials: what the rest of
+ * @parley/channels and its users import from here.
+ */
+export { connectionInputSchema, connectionPatchSchema } from './schema.js';
+export {
+  type ChannelConnection,
+  CONNECTION_ERROR_THRESHOLD,
+  type ConnectionStore,
+  createConnectionStore,
+} from './store.js';

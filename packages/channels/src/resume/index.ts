@@ -1,19 +1,11 @@
-export {
-  deliverResumedReply,
-  type ResumeDeliveryDeps,
-  type ResumedTurn,
-} from './resumeDelivery.js';
+/**
+ * Tool resume: suspended turns resumed and their replies delivered: what the rest of
+ * @parley/channels and its users import from here.
+ */
 export {
   ensureToolResumeQueue,
   TOOL_RESUME_QUEUE,
   type ToolResumeJobData,
   toolResumeJobId,
-  toolResumeJobSchema,
 } from './resumeJobs.js';
-export { channelOrigin, httpAsyncOrigin, type ResumeOrigin, resumeOriginSchema } from './resumeOrigin.js';
-export {
-  processToolResumeJob,
-  type ResumedTurnResult,
-  sweepExpiredSuspensions,
-  type ToolResumeDeps,
-} from './toolResumeJob.js';
+export { processToolResumeJob, sweepExpiredSuspensions, type ToolResumeDeps } from './toolResumeJob.js';

@@ -2,11 +2,11 @@ import { type Logger, replaceUnstorableText } from '@parley/platform';
 import {
   type AutomatedReason,
   automatedReason,
+  EMAIL_CHANNEL_TYPE,
+  type EmailThreadStore,
   readInboundEmail,
   toNormalizedMessage,
-} from '../adapters/email/emailPayload.js';
-import { EMAIL_CHANNEL_TYPE } from '../adapters/email/emailSettings.js';
-import type { EmailThreadStore } from '../adapters/email/emailThreads.js';
+} from '../adapters/email/index.js';
 import type { InboundConnectionLookup, InboundPipeline } from '../inbound/pipeline.js';
 import { REPLACED_TEXT_METADATA_KEY } from '../inbound/storableMessages.js';
 import type { ResolvedConnection } from '../types.js';

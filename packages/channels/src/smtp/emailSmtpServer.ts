@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '@parley/platform';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
-import { EMAIL_CHANNEL_TYPE } from '../adapters/email/emailSettings.js';
+import { EMAIL_CHANNEL_TYPE } from '../adapters/email/index.js';
 import type { InboundConnectionLookup } from '../inbound/pipeline.js';
 import type { ResolvedConnection } from '../types.js';
 import type { EmailReceiver } from './emailReceiver.js';

@@ -1,15 +1,6 @@
-export {
-  createEmailReceiver,
-  type EmailReceiver,
-  type EmailReceiverDeps,
-  type IgnoreReason,
-  type ReceivedEmail,
-  type ReceiveOutcome,
-} from './emailReceiver.js';
-export {
-  createEmailSmtpServer,
-  DEFAULT_EMAIL_MAX_MESSAGE_BYTES,
-  type EmailSmtpServer,
-  type EmailSmtpServerOptions,
-  MAX_EMAIL_RECIPIENTS,
-} from './emailSmtpServer.js';
+/**
+ * The SMTP intake of the email channel: the server and the receiver that feeds the pipeline: what
+ * the rest of @parley/channels and its users import from here.
+ */
+export { createEmailReceiver } from './emailReceiver.js';
+export { createEmailSmtpServer, type EmailSmtpServer } from './emailSmtpServer.js';

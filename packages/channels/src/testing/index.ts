@@ -1,6 +1,7 @@
 /**
  * Test helpers of @parley/channels (`@parley/channels/testing`): local stand-ins of the platforms'
- * APIs and issuers, and checks of what adapters render. Never imported by production code.
+ * APIs and issuers, recorded vendor webhooks, and checks of what adapters render. Never imported by
+ * production code; the package's own specs import the files here directly (arbitraries, testConnection).
  */
 
 export {
@@ -13,15 +14,12 @@ export {
   STAND_IN_TENANT_ID,
   startBotConnectorStandIn,
 } from './msteams/botConnectorStandIn.js';
-export {
-  createBotFrameworkTestIssuer,
-  type TestTokenOptions,
-} from './msteams/botFrameworkTestIssuer.js';
+// Named by the declarations of startBotConnectorStandIn's users.
+export type { TestTokenOptions } from './msteams/botFrameworkTestIssuer.js';
 export {
   type RecordedRequest,
   type StandInReply,
   startStandIn,
-  testConnection,
 } from './standInServer.js';
 export {
   messagesInbound as vonageMessagesInbound,

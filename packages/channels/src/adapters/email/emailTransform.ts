@@ -1,5 +1,5 @@
 import type { OutgoingReply } from '../../types.js';
-import { actionSetAsText } from '../sms/smsTransform.js';
+import { actionSetAsText } from '../sms/index.js';
 import { markdownToText } from './markdownToText.js';
 
 /** Outbound attachments per email, in total (decoded bytes): the usual relay limit is 10-25 MB. */

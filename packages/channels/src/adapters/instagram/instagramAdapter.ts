@@ -1,11 +1,6 @@
 import type { ChannelAdapter, InboundRequest } from '../../adapter.js';
 import type { ChannelHttp, OutgoingMessage } from '../../types.js';
-import {
-  metaChallenge,
-  sendMetaMessages,
-  sendMetaTyping,
-  verifyMetaRequest,
-} from '../messenger/messengerAdapter.js';
+import { metaChallenge, sendMetaMessages, sendMetaTyping, verifyMetaRequest } from '../messenger/index.js';
 import { isRecord, jsonBody } from '../shared.js';
 import { webhookBodyProblem } from '../webhookBody.js';
 import { instagramAccountId, parseInstagramPayload } from './instagramPayload.js';

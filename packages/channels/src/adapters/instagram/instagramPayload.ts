@@ -1,5 +1,5 @@
 import type { NormalizedMessage } from '../../types.js';
-import { metaEntryId, parseMetaMessaging } from '../messenger/messengerPayload.js';
+import { metaEntryId, parseMetaMessaging } from '../messenger/index.js';
 
 /**
  * Instagram messaging webhooks (object `instagram`, `entry[].messaging[]`, the Messenger shapes)

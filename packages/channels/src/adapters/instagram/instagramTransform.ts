@@ -1,9 +1,5 @@
 import type { OutgoingReply } from '../../types.js';
-import {
-  type MessengerQuickReply,
-  metaQuickReplyOutput,
-  metaTextMessages,
-} from '../messenger/messengerTransform.js';
+import { type MessengerQuickReply, metaQuickReplyOutput, metaTextMessages } from '../messenger/index.js';
 
 /** Instagram messaging limits: text of at most 1,000 UTF-8 bytes, 13 quick replies. */
 export const INSTAGRAM_LIMITS = {

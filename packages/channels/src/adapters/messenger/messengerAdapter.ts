@@ -16,7 +16,7 @@ import {
   str,
 } from '../shared.js';
 import { webhookBodyProblem } from '../webhookBody.js';
-import { verifyMetaSignature } from '../whatsapp/whatsappAdapter.js';
+import { verifyMetaSignature } from '../whatsapp/index.js';
 import { metaEntryId, parseMessengerPayload } from './messengerPayload.js';
 import { type MessengerMessageBody, type MessengerOutput, toMessengerOutput } from './messengerTransform.js';
 

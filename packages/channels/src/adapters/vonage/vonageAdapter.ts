@@ -1,7 +1,7 @@
 import type { ChannelAdapter, InboundRequest } from '../../adapter.js';
 import type { DeliveryReceipt, OutgoingMessage, ResolvedConnection, SendResult } from '../../types.js';
 import { headerValue, isRecord } from '../shared.js';
-import { type SmsOutput, toSmsOutput } from '../sms/smsTransform.js';
+import { type SmsOutput, toSmsOutput } from '../sms/index.js';
 import { webhookBodyProblem } from '../webhookBody.js';
 import { parseVonageInbound, parseVonageReceipts, smsApiParams, vonageNumberOf } from './vonagePayload.js';
 import { sendVonagePart } from './vonageSend.js';

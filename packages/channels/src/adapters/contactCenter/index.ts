@@ -1,0 +1,5 @@
+/**
+ * Contact-centre adapter (Genesys-style synchronous webhook): what the rest of @parley/channels
+ * and its users import from here.
+ */
+export { createContactCenterAdapter } from './contactCenterAdapter.js';
