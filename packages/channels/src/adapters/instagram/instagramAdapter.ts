@@ -1,18 +1,15 @@
 import type { ChannelAdapter, InboundRequest } from '../../adapter.js';
 import type { ChannelHttp, OutgoingMessage } from '../../types.js';
+import { jsonWebhook } from '../jsonWebhook.js';
 import { metaChallenge, sendMetaMessages, sendMetaTyping, verifyMetaRequest } from '../messenger/index.js';
-import { isRecord, jsonBody } from '../shared.js';
-import { webhookBodyProblem } from '../webhookBody.js';
+import { storedOutput } from '../storedOutput.js';
 import { instagramAccountId, parseInstagramPayload } from './instagramPayload.js';
-import { type InstagramOutput, toInstagramOutput } from './instagramTransform.js';
+import { toInstagramOutput } from './instagramTransform.js';
 
 export const INSTAGRAM_CHANNEL_TYPE = 'instagram';
 export const INSTAGRAM_API_BASE_URL = 'https://graph.facebook.com/v26.0';
 /** Connection credentials: access token (Page or Instagram user token), Meta app secret, verify token. */
 export const INSTAGRAM_CREDENTIALS = ['accessToken', 'appSecret', 'verifyToken'] as const;
-
-const isInstagramOutput = (value: unknown): value is InstagramOutput =>
-  isRecord(value) && Array.isArray(value.messages);
 
 export interface InstagramAdapter extends ChannelAdapter {
   /** The connection identifier (Instagram account id) of a webhook body, for the generic route. */
@@ -31,28 +28,18 @@ export const createInstagramAdapter = (): InstagramAdapter => {
   return {
     channelType: INSTAGRAM_CHANNEL_TYPE,
 
-    checkBody: (req) => webhookBodyProblem(req, ['json']),
+    ...jsonWebhook({
+      parse: (body, connection) => parseInstagramPayload(body, connection.externalIdentifier),
+      identify: instagramAccountId,
+      render: toInstagramOutput,
+    }),
 
     verifyRequest(req, connection) {
       return verifyMetaRequest(req, connection);
     },
 
-    parseIncoming(req, connection) {
-      return parseInstagramPayload(jsonBody(req.body, req.rawBody), connection.externalIdentifier);
-    },
-
-    connectionIdentifier(req) {
-      return instagramAccountId(jsonBody(req.body, req.rawBody));
-    },
-
-    transformOutput(reply) {
-      return toInstagramOutput(reply);
-    },
-
     async sendResponse(message: OutgoingMessage, connection, http) {
-      const output = isInstagramOutput(message.channelOutput)
-        ? message.channelOutput
-        : toInstagramOutput(message.reply);
+      const output = storedOutput(message, 'messages', toInstagramOutput);
       return sendMetaMessages(
         INSTAGRAM_CHANNEL_TYPE,
         http.fetch,

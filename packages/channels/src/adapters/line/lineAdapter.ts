@@ -2,19 +2,19 @@ import { createHmac } from 'node:crypto';
 import type { ChannelAdapter, InboundRequest } from '../../adapter.js';
 import { derivedUuid } from '../../inbound/ids.js';
 import type { ChannelHttp, ResolvedConnection, SendResult } from '../../types.js';
+import { jsonWebhook } from '../jsonWebhook.js';
 import {
   headerValue,
   isRecord,
   isRetryableStatus,
-  jsonBody,
   type PlatformResponse,
   postJson,
   safeEqual,
   str,
 } from '../shared.js';
-import { webhookBodyProblem } from '../webhookBody.js';
+import { storedOutput } from '../storedOutput.js';
 import { lineDestination, parseLineWebhook } from './linePayload.js';
-import { LINE_LIMITS, type LineOutput, type LineTextMessage, toLineOutput } from './lineTransform.js';
+import { LINE_LIMITS, type LineTextMessage, toLineOutput } from './lineTransform.js';
 
 export const LINE_CHANNEL_TYPE = 'line';
 export const LINE_API_BASE_URL = 'https://api.line.me';
@@ -63,9 +63,6 @@ const lastSentId = (response: PlatformResponse): string | undefined => {
   return isRecord(last) ? str(last.id) : undefined;
 };
 
-const isLineOutput = (value: unknown): value is LineOutput =>
-  isRecord(value) && Array.isArray(value.messages);
-
 const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
 
 export interface LineAdapter extends ChannelAdapter {
@@ -98,7 +95,11 @@ export const createLineAdapter = (options: LineAdapterOptions = {}): LineAdapter
   return {
     channelType: LINE_CHANNEL_TYPE,
 
-    checkBody: (req) => webhookBodyProblem(req, ['json']),
+    ...jsonWebhook({
+      parse: parseLineWebhook,
+      identify: lineDestination,
+      render: toLineOutput,
+    }),
 
     verifyRequest(req, connection) {
       return verifyLineSignature(
@@ -108,27 +109,13 @@ export const createLineAdapter = (options: LineAdapterOptions = {}): LineAdapter
       );
     },
 
-    parseIncoming(req) {
-      return parseLineWebhook(jsonBody(req.body, req.rawBody));
-    },
-
-    connectionIdentifier(req) {
-      return lineDestination(jsonBody(req.body, req.rawBody));
-    },
-
-    transformOutput(reply) {
-      return toLineOutput(reply);
-    },
-
     /**
      * The first five messages go with the reply token while it is fresh; the rest, and everything
      * once the token is stale or refused (used by an earlier attempt, expired), go with the push
      * API to the chat, each request with its retry key.
      */
     async sendResponse(message, connection, http) {
-      const output = isLineOutput(message.channelOutput)
-        ? message.channelOutput
-        : toLineOutput(message.reply);
+      const output = storedOutput(message, 'messages', toLineOutput);
       const batches: LineTextMessage[][] = [];
       for (let i = 0; i < output.messages.length; i += LINE_LIMITS.messagesPerRequest) {
         batches.push(output.messages.slice(i, i + LINE_LIMITS.messagesPerRequest));

@@ -6,19 +6,12 @@ import type {
   SendResult,
   VerifyTokenLookup,
 } from '../../types.js';
-import {
-  headerValue,
-  isRecord,
-  isRetryableStatus,
-  jsonBody,
-  type PlatformResponse,
-  postJson,
-  str,
-} from '../shared.js';
-import { webhookBodyProblem } from '../webhookBody.js';
+import { jsonWebhook } from '../jsonWebhook.js';
+import { headerValue, isRecord, isRetryableStatus, type PlatformResponse, postJson, str } from '../shared.js';
+import { storedOutput } from '../storedOutput.js';
 import { verifyMetaSignature } from '../whatsapp/index.js';
 import { metaEntryId, parseMessengerPayload } from './messengerPayload.js';
-import { type MessengerMessageBody, type MessengerOutput, toMessengerOutput } from './messengerTransform.js';
+import { type MessengerMessageBody, toMessengerOutput } from './messengerTransform.js';
 
 export const MESSENGER_CHANNEL_TYPE = 'messenger';
 export const MESSENGER_API_BASE_URL = 'https://graph.facebook.com/v26.0';
@@ -99,9 +92,6 @@ export const verifyMetaRequest = (req: InboundRequest, connection: ResolvedConne
     connection.credentials.appSecret ?? '',
   );
 
-const isMessengerOutput = (value: unknown): value is MessengerOutput =>
-  isRecord(value) && Array.isArray(value.messages);
-
 export interface MessengerAdapter extends ChannelAdapter {
   /** The connection identifier (page id) of a webhook body, for the generic webhook route. */
   connectionIdentifier(req: InboundRequest): string | null;
@@ -118,28 +108,18 @@ export const createMessengerAdapter = (): MessengerAdapter => {
   return {
     channelType: MESSENGER_CHANNEL_TYPE,
 
-    checkBody: (req) => webhookBodyProblem(req, ['json']),
+    ...jsonWebhook({
+      parse: (body, connection) => parseMessengerPayload(body, connection.externalIdentifier),
+      identify: (body) => metaEntryId(body, 'page'),
+      render: toMessengerOutput,
+    }),
 
     verifyRequest(req, connection) {
       return verifyMetaRequest(req, connection);
     },
 
-    parseIncoming(req, connection) {
-      return parseMessengerPayload(jsonBody(req.body, req.rawBody), connection.externalIdentifier);
-    },
-
-    connectionIdentifier(req) {
-      return metaEntryId(jsonBody(req.body, req.rawBody), 'page');
-    },
-
-    transformOutput(reply) {
-      return toMessengerOutput(reply);
-    },
-
     async sendResponse(message: OutgoingMessage, connection, http) {
-      const output = isMessengerOutput(message.channelOutput)
-        ? message.channelOutput
-        : toMessengerOutput(message.reply);
+      const output = storedOutput(message, 'messages', toMessengerOutput);
       const messages: MessengerMessageBody[] = output.messages;
       return sendMetaMessages(
         MESSENGER_CHANNEL_TYPE,

@@ -1,6 +1,7 @@
 import type { ChannelAdapter, InboundRequest } from '../../adapter.js';
 import type { ChannelHttp, ResolvedConnection } from '../../types.js';
 import { headerValue, isRecord, isRetryableStatus, type PlatformResponse, postJson, str } from '../shared.js';
+import { storedOutput } from '../storedOutput.js';
 import { webhookBodyProblem } from '../webhookBody.js';
 import {
   BOT_FRAMEWORK_OPENID_METADATA_URL,
@@ -15,7 +16,7 @@ import {
   parseMsTeamsActivity,
 } from './msteamsPayload.js';
 import { createBotTokenCache, MICROSOFT_LOGIN_BASE_URL, type SendFailure } from './msteamsToken.js';
-import { type MsTeamsOutput, toMsTeamsOutput } from './msteamsTransform.js';
+import { toMsTeamsOutput } from './msteamsTransform.js';
 
 export const MSTEAMS_CHANNEL_TYPE = 'msteams';
 /** Connection credentials: the bot's Azure app registration (single tenant) and its tenant. */
@@ -41,9 +42,6 @@ export interface MsTeamsAdapterOptions {
    */
   loginBaseUrl?: string;
 }
-
-const isMsTeamsOutput = (value: unknown): value is MsTeamsOutput =>
-  isRecord(value) && Array.isArray(value.activities);
 
 const toSendFailure = (response: PlatformResponse): SendFailure => {
   const error = isRecord(response.json) && isRecord(response.json.error) ? response.json.error : {};
@@ -163,9 +161,7 @@ export const createMsTeamsAdapter = (options: MsTeamsAdapterOptions = {}): MsTea
         target.replyToId === undefined
           ? target.conversationUrl
           : `${target.conversationUrl}/${encodeURIComponent(target.replyToId)}`;
-      const output = isMsTeamsOutput(message.channelOutput)
-        ? message.channelOutput
-        : toMsTeamsOutput(message.reply);
+      const output = storedOutput(message, 'activities', toMsTeamsOutput);
       let lastId: string | undefined;
       for (const activity of output.activities) {
         const sent = await post(connection, http, target.loginBaseUrl, url, activity);

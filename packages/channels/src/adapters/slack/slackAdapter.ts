@@ -10,9 +10,10 @@ import {
   safeEqual,
   str,
 } from '../shared.js';
+import { storedOutput } from '../storedOutput.js';
 import { webhookBodyProblem } from '../webhookBody.js';
 import { parseSlackBody, slackBody, slackConnectionIdentifier } from './slackPayload.js';
-import { type SlackOutput, toSlackOutput } from './slackTransform.js';
+import { toSlackOutput } from './slackTransform.js';
 
 export const SLACK_CHANNEL_TYPE = 'slack';
 export const SLACK_API_BASE_URL = 'https://slack.com/api';
@@ -59,9 +60,6 @@ const toSendFailure = (response: PlatformResponse): SendResult => {
     ...(response.status === 0 ? {} : { status: response.status }),
   };
 };
-
-const isSlackOutput = (value: unknown): value is SlackOutput =>
-  isRecord(value) && Array.isArray(value.messages);
 
 /** Where a reply goes: channel and thread from metadata, else from the session key. */
 const targetOf = (externalSessionKey: string, metadata: Record<string, unknown>) => {
@@ -125,9 +123,7 @@ export const createSlackAdapter = (options: SlackAdapterOptions = {}): SlackAdap
 
     async sendResponse(message, connection, http) {
       const target = targetOf(message.externalSessionKey, message.metadata);
-      const output = isSlackOutput(message.channelOutput)
-        ? message.channelOutput
-        : toSlackOutput(message.reply);
+      const output = storedOutput(message, 'messages', toSlackOutput);
       let lastTs: string | undefined;
       for (const body of output.messages) {
         const response = await post(connection, http, 'chat.postMessage', { ...target, ...body });

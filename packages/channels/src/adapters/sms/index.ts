@@ -3,4 +3,4 @@
  * rest of @parley/channels and its users import from here.
  */
 export { createSmsAdapter } from './smsAdapter.js';
-export { actionSetAsText, type SmsOutput, toSmsOutput } from './smsTransform.js';
+export { actionSetAsText, toSmsOutput } from './smsTransform.js';

@@ -2,9 +2,10 @@ import { verifyRequestSignature } from '@parley/telephony';
 import type { ChannelAdapter, InboundRequest } from '../../adapter.js';
 import type { OutgoingMessage, ResolvedConnection, SendResult } from '../../types.js';
 import { headerValue, isRecord, isRetryableStatus, type PlatformResponse, postForm, str } from '../shared.js';
+import { storedOutput } from '../storedOutput.js';
 import { webhookBodyProblem } from '../webhookBody.js';
 import { parseSmsWebhook, smsParams, smsToNumber } from './smsPayload.js';
-import { type SmsOutput, toSmsOutput } from './smsTransform.js';
+import { toSmsOutput } from './smsTransform.js';
 
 export const SMS_CHANNEL_TYPE = 'sms';
 export const SMS_API_BASE_URL = 'https://api.twilio.com';
@@ -40,8 +41,6 @@ const toSendFailure = (response: PlatformResponse): SendResult => {
     ...(response.status === 0 ? {} : { status: response.status }),
   };
 };
-
-const isSmsOutput = (value: unknown): value is SmsOutput => isRecord(value) && Array.isArray(value.bodies);
 
 export interface SmsAdapterOptions {
   /** The clock for inbound message times (the provider sends none). */
@@ -95,7 +94,7 @@ export const createSmsAdapter = (options: SmsAdapterOptions = {}): SmsAdapter =>
     },
 
     async sendResponse(message: OutgoingMessage, connection, http) {
-      const output = isSmsOutput(message.channelOutput) ? message.channelOutput : toSmsOutput(message.reply);
+      const output = storedOutput(message, 'bodies', toSmsOutput);
       let lastSid: string | undefined;
       for (const body of output.bodies) {
         const response = await postForm(

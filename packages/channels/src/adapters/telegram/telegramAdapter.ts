@@ -11,9 +11,10 @@ import {
   safeEqual,
   str,
 } from '../shared.js';
+import { storedOutput } from '../storedOutput.js';
 import { webhookBodyProblem } from '../webhookBody.js';
 import { parseTelegramUpdate } from './telegramPayload.js';
-import { type TelegramOutput, toTelegramOutput } from './telegramTransform.js';
+import { toTelegramOutput } from './telegramTransform.js';
 
 export const TELEGRAM_CHANNEL_TYPE = 'telegram';
 export const TELEGRAM_API_BASE_URL = 'https://api.telegram.org';
@@ -49,9 +50,6 @@ const toSendFailure = (response: PlatformResponse): SendResult => {
     ...(response.status === 0 ? {} : { status: response.status }),
   };
 };
-
-const isTelegramOutput = (value: unknown): value is TelegramOutput =>
-  isRecord(value) && Array.isArray(value.messages);
 
 const num = (value: unknown): number | undefined => (typeof value === 'number' ? value : undefined);
 
@@ -100,9 +98,7 @@ export const createTelegramAdapter = (options: TelegramAdapterOptions = {}): Cha
         // Stops the button's loading spinner; a stale query id fails harmlessly.
         await call(connection, http, 'answerCallbackQuery', { callback_query_id: callbackQueryId });
       }
-      const output = isTelegramOutput(message.channelOutput)
-        ? message.channelOutput
-        : toTelegramOutput(message.reply);
+      const output = storedOutput(message, 'messages', toTelegramOutput);
       let lastId: string | undefined;
       for (const body of output.messages) {
         const { response, ok } = await call(connection, http, 'sendMessage', { ...target, ...body });

@@ -1,7 +1,8 @@
 import type { ChannelAdapter, InboundRequest } from '../../adapter.js';
 import type { DeliveryReceipt, OutgoingMessage, ResolvedConnection, SendResult } from '../../types.js';
-import { headerValue, isRecord } from '../shared.js';
-import { type SmsOutput, toSmsOutput } from '../sms/index.js';
+import { headerValue } from '../shared.js';
+import { toSmsOutput } from '../sms/index.js';
+import { storedOutput } from '../storedOutput.js';
 import { webhookBodyProblem } from '../webhookBody.js';
 import { parseVonageInbound, parseVonageReceipts, smsApiParams, vonageNumberOf } from './vonagePayload.js';
 import { sendVonagePart } from './vonageSend.js';
@@ -22,8 +23,6 @@ export interface VonageAdapter extends ChannelAdapter {
   connectionIdentifier(req: InboundRequest): string | null;
   parseReceipts(req: InboundRequest, connection: ResolvedConnection): DeliveryReceipt[];
 }
-
-const isSmsOutput = (value: unknown): value is SmsOutput => isRecord(value) && Array.isArray(value.bodies);
 
 /**
  * SMS through Vonage, the `vonage` provider of channel type `sms` (docs/channels.md "SMS through
@@ -80,9 +79,7 @@ export const createVonageAdapter = (options: VonageAdapterOptions = {}): VonageA
 
     async sendResponse(message: OutgoingMessage, connection, http): Promise<SendResult> {
       const api = vonageSettingsOf(connection.settings).api;
-      const output = isSmsOutput(message.channelOutput)
-        ? message.channelOutput
-        : toSmsOutput(message.reply, VONAGE_SMS_MAX_TEXT);
+      const output = storedOutput(message, 'bodies', (reply) => toSmsOutput(reply, VONAGE_SMS_MAX_TEXT));
       const ids: string[] = [];
       for (const text of output.bodies) {
         const part = { to: message.externalSessionKey, text, clientRef: message.messageId };

@@ -1,19 +1,19 @@
 import type { ChannelAdapter, InboundRequest } from '../../adapter.js';
 import type { ChannelHttp, OutgoingMessage, ResolvedConnection, SendResult } from '../../types.js';
+import { jsonWebhook } from '../jsonWebhook.js';
 import {
   headerValue,
   hmacSha256Hex,
   isRecord,
   isRetryableStatus,
-  jsonBody,
   type PlatformResponse,
   postJson,
   safeEqual,
   str,
 } from '../shared.js';
-import { webhookBodyProblem } from '../webhookBody.js';
+import { storedOutput } from '../storedOutput.js';
 import { parseWhatsAppPayload, whatsAppPhoneNumberId } from './whatsappPayload.js';
-import { toWhatsAppOutput, type WhatsAppOutput } from './whatsappTransform.js';
+import { toWhatsAppOutput } from './whatsappTransform.js';
 
 export const WHATSAPP_CHANNEL_TYPE = 'whatsapp';
 export const WHATSAPP_API_BASE_URL = 'https://graph.facebook.com/v26.0';
@@ -50,9 +50,6 @@ const messageIdOf = (json: unknown): string | undefined => {
   return isRecord(first) ? str(first.id) : undefined;
 };
 
-const isWhatsAppOutput = (value: unknown): value is WhatsAppOutput =>
-  isRecord(value) && Array.isArray(value.messages);
-
 export interface WhatsAppAdapter extends ChannelAdapter {
   /** The connection identifier (phone number id) of a webhook body, for the generic webhook route. */
   connectionIdentifier(req: InboundRequest): string | null;
@@ -72,7 +69,11 @@ export const createWhatsAppAdapter = (): WhatsAppAdapter => {
   return {
     channelType: WHATSAPP_CHANNEL_TYPE,
 
-    checkBody: (req) => webhookBodyProblem(req, ['json']),
+    ...jsonWebhook({
+      parse: (body, connection) => parseWhatsAppPayload(body, connection.externalIdentifier),
+      identify: whatsAppPhoneNumberId,
+      render: toWhatsAppOutput,
+    }),
 
     verifyRequest(req, connection) {
       return verifyMetaSignature(
@@ -82,22 +83,8 @@ export const createWhatsAppAdapter = (): WhatsAppAdapter => {
       );
     },
 
-    parseIncoming(req, connection) {
-      return parseWhatsAppPayload(jsonBody(req.body, req.rawBody), connection.externalIdentifier);
-    },
-
-    connectionIdentifier(req) {
-      return whatsAppPhoneNumberId(jsonBody(req.body, req.rawBody));
-    },
-
-    transformOutput(reply) {
-      return toWhatsAppOutput(reply);
-    },
-
     async sendResponse(message: OutgoingMessage, connection, http) {
-      const output = isWhatsAppOutput(message.channelOutput)
-        ? message.channelOutput
-        : toWhatsAppOutput(message.reply);
+      const output = storedOutput(message, 'messages', toWhatsAppOutput);
       let lastId: string | undefined;
       for (const body of output.messages) {
         const response = await postJson(

@@ -1,19 +1,19 @@
 import { createHmac } from 'node:crypto';
 import type { ChannelAdapter, InboundRequest } from '../../adapter.js';
 import type { ChannelHttp, ResolvedConnection, SendResult } from '../../types.js';
+import { jsonWebhook } from '../jsonWebhook.js';
 import {
   headerValue,
   isRecord,
   isRetryableStatus,
-  jsonBody,
   type PlatformResponse,
   postJson,
   safeEqual,
   str,
 } from '../shared.js';
-import { webhookBodyProblem } from '../webhookBody.js';
+import { storedOutput } from '../storedOutput.js';
 import { parseZendeskWebhook, zendeskAppId } from './zendeskPayload.js';
-import { toZendeskOutput, type ZendeskOutput } from './zendeskTransform.js';
+import { toZendeskOutput } from './zendeskTransform.js';
 
 export const ZENDESK_CHANNEL_TYPE = 'zendesk';
 /** Sunshine Conversations API host (US); the connection's `apiBaseUrl` selects another region. */
@@ -81,9 +81,6 @@ const toSendFailure = (response: PlatformResponse): SendResult => {
   };
 };
 
-const isZendeskOutput = (value: unknown): value is ZendeskOutput =>
-  isRecord(value) && Array.isArray(value.messages);
-
 export interface ZendeskAdapter extends ChannelAdapter {
   /** The app id (`app.id`) of a webhook body, for the generic webhook route. */
   connectionIdentifier(req: InboundRequest): string | null;
@@ -120,7 +117,11 @@ export const createZendeskAdapter = (options: ZendeskAdapterOptions = {}): Zende
      * replayed request is then stopped by the message id's deduplication). Without one, the
      * webhook's basic-auth header must carry the connection's key id and secret.
      */
-    checkBody: (req) => webhookBodyProblem(req, ['json']),
+    ...jsonWebhook({
+      parse: parseZendeskWebhook,
+      identify: zendeskAppId,
+      render: toZendeskOutput,
+    }),
     verifyRequest(req, connection) {
       const webhookSecret = connection.credentials.webhookSecret ?? '';
       if (webhookSecret !== '') {
@@ -142,22 +143,8 @@ export const createZendeskAdapter = (options: ZendeskAdapterOptions = {}): Zende
       );
     },
 
-    parseIncoming(req) {
-      return parseZendeskWebhook(jsonBody(req.body, req.rawBody));
-    },
-
-    connectionIdentifier(req) {
-      return zendeskAppId(jsonBody(req.body, req.rawBody));
-    },
-
-    transformOutput(reply) {
-      return toZendeskOutput(reply);
-    },
-
     async sendResponse(message, connection, http) {
-      const output = isZendeskOutput(message.channelOutput)
-        ? message.channelOutput
-        : toZendeskOutput(message.reply);
+      const output = storedOutput(message, 'messages', toZendeskOutput);
       const url = conversationUrl(
         connection,
         http,
