@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventMetadata, EventToAppend, RecordedEvent, Upcast } from '@parley/eventstore';
+import type { EventMetadata, EventToAppend, RecordedEvent, Upcast } from '@parley/event-envelope';
 import { z } from 'zod';
 import type { EventDefinition } from './defineEvent.js';
 import {

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '@parley/eventstore';
+import type { RecordedEvent } from '@parley/event-envelope';
 import type { z } from 'zod';
 import { InvalidEventDataError, issuesOf } from './errors.js';
 

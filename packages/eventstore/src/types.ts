@@ -4,53 +4,23 @@
  * in ./testing/contract.ts.
  */
 
-/**
- * A place in the whole log. Totally ordered: compare with comparePositions.
- * PostgreSQL: commit = the appending transaction's id (xid8), prepare = the
- * event's sequence number. EventStoreDB: its own commit/prepare positions.
- */
-export interface Position {
-  readonly commit: bigint;
-  readonly prepare: bigint;
-}
+import type { EventToAppend, Position, RecordedEvent } from '@parley/event-envelope';
+
+// The envelope and positions are the catalog's too: they live in the dependency-free
+// @parley/event-envelope, re-exported here for the store's users.
+export {
+  comparePositions,
+  type EventMetadata,
+  type EventToAppend,
+  formatPosition,
+  type Position,
+  parsePosition,
+  type RecordedEvent,
+  START,
+  type Upcast,
+} from '@parley/event-envelope';
 
 export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint;
-
-/** Metadata every Parley event carries; adapters store it as-is. */
-export interface EventMetadata {
-  tenantId?: string;
-  projectId?: string;
-  correlationId?: string;
-  causationId?: string;
-  [key: string]: unknown;
-}
-
-export interface EventToAppend {
-  /**
-   * UUID. Appending a batch whose ids are all already in the stream is a no-op that returns the
-   * first append's result (a retry). Ids are unique per stream; the PostgreSQL adapter also refuses
-   * an id recorded in another stream (EventIdConflictError), EventStoreDB cannot tell.
-   */
-  eventId: string;
-  type: string;
-  /** Version of the event type's schema this data was written with. Default 1. */
-  schemaVersion?: number;
-  data: Record<string, unknown>;
-  metadata?: EventMetadata;
-}
-
-export interface RecordedEvent {
-  eventId: string;
-  type: string;
-  schemaVersion: number;
-  data: Record<string, unknown>;
-  metadata: EventMetadata;
-  stream: string;
-  /** 0-based revision inside its stream. */
-  revision: bigint;
-  position: Position;
-  recordedAt: Date;
-}
 
 export interface AppendOptions {
   expectedRevision?: ExpectedRevision;
@@ -90,13 +60,6 @@ export interface LogHead {
   position: Position;
   recordedAt: Date;
 }
-
-/**
- * A function that turns a stored event of an older schema version into the
- * current one. It may change type, schemaVersion, data and metadata; it must
- * keep eventId, stream, revision and position (readers checkpoint on them).
- */
-export type Upcast = (event: RecordedEvent) => RecordedEvent;
 
 export interface EventStore {
   append(stream: string, events: readonly EventToAppend[], options?: AppendOptions): Promise<AppendResult>;
@@ -139,23 +102,4 @@ export class EventIdConflictError extends Error {
   ) {
     super(`append to ${stream}: event ids already recorded elsewhere or in part: ${eventIds.join(', ')}`);
   }
-}
-
-export const START: Position = Object.freeze({ commit: 0n, prepare: 0n });
-
-export function comparePositions(a: Position, b: Position): number {
-  if (a.commit !== b.commit) return a.commit < b.commit ? -1 : 1;
-  if (a.prepare !== b.prepare) return a.prepare < b.prepare ? -1 : 1;
-  return 0;
-}
-
-/** `commit/prepare`, the form positions take in checkpoints, logs and the CLI. */
-export function formatPosition(p: Position): string {
-  return `${p.commit}/${p.prepare}`;
-}
-
-export function parsePosition(text: string): Position {
-  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
-  if (!m) throw new Error(`not a log position: ${JSON.stringify(text)} (expected commit/prepare)`);
-  return { commit: BigInt(m[1]!), prepare: BigInt(m[2]!) };
 }

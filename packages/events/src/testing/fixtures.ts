@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EventToAppend } from '@parley/eventstore';
+import type { EventToAppend } from '@parley/event-envelope';
 import type { EventDataInput, EventType } from '../catalog.js';
 import type { LlmCallRecordedData, LlmCallRecordedV1Data } from '../schemas/llm.js';
 

@@ -1,4 +1,4 @@
-import type { EventToAppend, RecordedEvent } from '@parley/eventstore';
+import type { EventToAppend, RecordedEvent } from '@parley/event-envelope';
 
 const viaJson = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
