@@ -68,7 +68,7 @@ export function timedProviders(inner: ProviderRegistry, spent: { ms: number }): 
 
 /**
  * Turns through POST /api/v1/chat/send over HTTP on 127.0.0.1 with the scripted provider: the app
- * as apps/cli/src/apiServices.ts composes the chat routes (a real `chat.write` key, session limits
+ * as apps/api/src/server.ts composes the chat routes (a real `chat.write` key, session limits
  * in-process, the runtime appending each turn's events), the tenant request rate raised out of the
  * way. Sessions of 5 turns (the first message starts one, the next four continue it). Phase 1:
  * `clients` loops as fast as answered, turns/s. Phase 2: one client, `latencyTurns` turns in a

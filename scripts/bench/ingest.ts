@@ -110,7 +110,7 @@ function itemSource() {
 }
 
 /**
- * POST /api/v1/ingest end to end over HTTP (buildApp with the ingest option as apps/cli/src/apiServices.ts
+ * POST /api/v1/ingest end to end over HTTP (buildApp with the ingest option as apps/api/src/server.ts
  * composes it: the real key check, rate limit, zod validation, one transaction per batch), with the
  * worker's projection runner applying session-summaries meanwhile. Phase 1: `clients` loops post
  * `batch` items as fast as they are answered. Phase 2 (steady ingest): each client posts a smaller

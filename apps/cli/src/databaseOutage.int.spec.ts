@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { createApiServer } from '@parley/api/server';
 import { createAuthStore } from '@parley/auth';
 import { loadConfig, silentLogger } from '@parley/platform';
 import { type PrivatePostgres, startPrivatePostgres } from '@parley/platform/testing/privatePostgres';
 import { ensureProjections } from '@parley/projection-runner';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi } from './apiServices.js';
 import { openSystem, type System } from './system.js';
 
 // The API as `parley api` composes it, on a private PostgreSQL the test stops: never the machine's.
@@ -21,7 +21,7 @@ beforeAll(async () => {
   system = await openSystem(config, silentLogger(), { database: 'external', migrate: true });
   // The read models' tables, as the worker makes them at its start.
   await ensureProjections(system.pool, system.projections);
-  api = await createApi(system);
+  api = await createApiServer(system);
   const auth = createAuthStore(system.pool);
   const tenant = await auth.createTenant({ name: 'Outage', features: { callRecording: true } });
   const project = await auth.createProject({ tenantId: tenant.id, slug: 'outage' });

@@ -1,11 +1,5 @@
-import { keyringFromConfig, type Logger, type Pool } from '@parley/platform';
-import { createTelephonyAccountStore, type TelephonyAccountStore } from '@parley/telephony';
-import type { System } from './system.js';
-
-/** The telephony accounts, their secrets sealed with the channel credentials keyring of the configuration. */
-export function telephonyAccountsOf(system: Pick<System, 'pool' | 'config'>): TelephonyAccountStore {
-  return createTelephonyAccountStore(system.pool, keyringFromConfig(system.config));
-}
+import { type Config, keyringFromConfig, type Logger, type Pool } from '@parley/platform';
+import { createTelephonyAccountStore } from '@parley/telephony';
 
 /**
  * The data step of the telephony migration 0002 (migrations/0002_encrypted_secrets.sql), run right
@@ -13,11 +7,7 @@ export function telephonyAccountsOf(system: Pick<System, 'pool' | 'config'>): Te
  * never sees. Seals the accounts still stored in clear; without CHANNEL_CREDENTIALS_KEY it can only
  * warn that some are. Idempotent: one query of a small table when there is nothing to do.
  */
-export async function sealTelephonySecrets(
-  pool: Pool,
-  config: System['config'],
-  logger: Logger,
-): Promise<number> {
+export async function sealTelephonySecrets(pool: Pool, config: Config, logger: Logger): Promise<number> {
   const keyring = keyringFromConfig(config);
   const accounts = createTelephonyAccountStore(pool, keyring);
   if (keyring === null) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type AnalyticsFixture, createAnalyticsFixture, sessionItems } from './analyticsFixture.js';
 
-// The fixture wires a page cache as apps/cli/src/apiServices.ts does.
+// The fixture wires a page cache as apps/api/src/server.ts does.
 let f: AnalyticsFixture;
 beforeAll(async () => {
   f = await createAnalyticsFixture();

@@ -29,7 +29,7 @@ import { createPageCache } from './pageCache.js';
 
 /**
  * A real database, the real ingest route, the projection runner with both read models, and an
- * app with the analytics routes wired as apps/cli/src/apiServices.ts wires them.
+ * app with the analytics routes wired as apps/api/src/server.ts wires them.
  */
 export interface AnalyticsFixture {
   db: TestDatabase;

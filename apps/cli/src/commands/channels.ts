@@ -1,6 +1,6 @@
 import { createConnectionStore, createSubscriptionStore, keyringFromConfig } from '@parley/channels';
+import { telephonyAccountsOf } from '@parley/process-services';
 import { openSystem, UsageError } from '../system.js';
-import { telephonyAccountsOf } from '../telephonyAccounts.js';
 import type { CliContext } from './context.js';
 
 /**

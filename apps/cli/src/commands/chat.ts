@@ -1,9 +1,9 @@
 import { createInterface } from 'node:readline';
 import { createAuthStore } from '@parley/auth';
 import { ParleyError } from '@parley/platform';
+import { runtimeOf } from '@parley/process-services';
 import { createSseParser } from '@parley/runtime';
 import { CHAT_COMMANDS } from '../chatHelp.js';
-import { runtimeOf } from '../chatServices.js';
 import { openSystem, UsageError } from '../system.js';
 import type { CliContext } from './context.js';
 import { resolveProject } from './projects.js';

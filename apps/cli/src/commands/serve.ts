@@ -1,17 +1,9 @@
 import type { Server } from 'node:http';
-import { createWorker } from '@parley/worker';
+import { createApiServer } from '@parley/api/server';
+import { createWorkerProcess, workerSettingsOf } from '@parley/worker/process';
 import closeWithGrace from 'close-with-grace';
-import { createApi } from '../apiServices.js';
 import { forgetRunningApi, recordRunningApi } from '../runningApi.js';
 import { type DatabaseMode, openSystem, type System } from '../system.js';
-import {
-  workerChannels,
-  workerDownstream,
-  workerEmail,
-  workerEmailSettings,
-  workerRecordings,
-  workerSessions,
-} from '../workerServices.js';
 import { type CliContext, printNextSteps } from './context.js';
 import { type FirstRunDemo, firstRunDemo } from './firstRunDemo.js';
 
@@ -32,38 +24,16 @@ export interface ServeOptions {
  */
 export async function serve(ctx: CliContext, options: ServeOptions): Promise<void> {
   const { config, logger } = ctx;
-  const sessions = options.worker ? workerSessions({ config }) : undefined;
-  const emailSettings = options.worker ? workerEmailSettings({ config }) : undefined;
-  const downstream = options.worker ? workerDownstream({ config }) : undefined;
-  // Each turn worker (channel turns and HTTP async turns, CHANNEL_WORKER_CONCURRENCY each) holds one
-  // connection for its conversation's lock during the turn, on top of what its queries use: the
-  // worker's pool has those on top of DATABASE_POOL_MAX, so locks never starve the queries.
-  const lockConnections = options.worker ? 2 * config.CHANNEL_WORKER_CONCURRENCY : 0;
+  // The worker's settings are checked before anything is opened (a ConfigError stops here).
+  const workerSettings = options.worker ? workerSettingsOf(config) : null;
   const system = await openSystem(config, logger, {
     database: options.database,
     migrate: true,
-    poolMax: config.DATABASE_POOL_MAX + lockConnections,
+    poolMax: config.DATABASE_POOL_MAX + (workerSettings?.lockConnections ?? 0),
   });
-  const channels = options.worker ? workerChannels(system) : undefined;
-  const email = emailSettings ? workerEmail(system, emailSettings) : undefined;
-  const worker = options.worker
-    ? createWorker({
-        pool: system.pool,
-        store: system.store,
-        logger: logger.child({ component: 'worker' }),
-        projections: system.projections,
-        batchSize: config.PROJECTION_BATCH_SIZE,
-        pollIntervalMs: config.LOG_POLL_INTERVAL_MS,
-        recordings: workerRecordings(system),
-        // Rebuilds requested through the API (POST /api/v1/projections/{name}/rebuilds).
-        rebuilds: {},
-        ...(channels ? { channels } : {}),
-        ...(email ? { email } : {}),
-        ...(sessions ? { sessions } : {}),
-        ...(downstream ? { downstream } : {}),
-      })
-    : null;
-  const api = options.api ? await createApi(system) : null;
+  // What each process runs: apps/worker/src/process.ts and apps/api/src/server.ts.
+  const worker = workerSettings ? createWorkerProcess(system, workerSettings) : null;
+  const api = options.api ? await createApiServer(system) : null;
   const app = api?.app ?? null;
 
   let closing = false;

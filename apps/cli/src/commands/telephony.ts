@@ -1,9 +1,9 @@
 import { type AuthStore, createAuthStore } from '@parley/auth';
 import { keyringFromConfig, ParleyError } from '@parley/platform';
+import { telephonyAccountsOf } from '@parley/process-services';
 import type { TelephonyAccountStore } from '@parley/telephony';
 import { openSystem, UsageError } from '../system.js';
 import { formatTable } from '../table.js';
-import { telephonyAccountsOf } from '../telephonyAccounts.js';
 import type { CliContext } from './context.js';
 import { resolveProject } from './projects.js';
 import { formatTime, printJson } from './tenants.js';

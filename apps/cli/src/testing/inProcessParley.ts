@@ -2,18 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createApiServer } from '@parley/api/server';
 import { loadConfig, silentLogger } from '@parley/platform';
 import { createTestDatabase } from '@parley/platform/testing';
 import { projectionStatus } from '@parley/projection-runner';
-import { createWorker } from '@parley/worker';
+import { createWorkerProcess, workerSettingsOf } from '@parley/worker/process';
 import type { FastifyInstance } from 'fastify';
-import { createApi } from '../apiServices.js';
 import { openSystem, type System } from '../system.js';
-import { workerChannels, workerRecordings } from '../workerServices.js';
 
 /**
  * Parley as `parley start` composes it, in the test process: a fresh database of the test run,
- * the API built by createApi (every route the configuration enables: all of them with the defaults
+ * the API built by createApiServer (every route the configuration enables: all of them with the defaults
  * below) driven by `app.inject`, and a worker (projections, channel and HTTP async jobs, recording
  * fetches) so that read models and queues exist as in production. For tests that must see the API
  * as a client does (the tenant-isolation property, the OpenAPI fuzz test): `/openapi.json` is the
@@ -68,20 +67,15 @@ export async function startInProcessParley(env: Record<string, string> = {}): Pr
   });
   const logger = silentLogger();
   const system = await openSystem(config, logger, { database: 'external', migrate: true, poolMax: 20 });
-  const channels = workerChannels(system);
-  const worker = createWorker({
-    pool: system.pool,
-    store: system.store,
-    logger,
-    projections: system.projections,
-    batchSize: config.PROJECTION_BATCH_SIZE,
-    pollIntervalMs: 50,
-    recordings: workerRecordings(system),
-    rebuilds: {},
-    ...(channels ? { channels } : {}),
-  });
+  // The worker as `parley start` composes it, without the session lifecycle sweep (tests that need
+  // it start their own) and polling the log more often.
+  const worker = createWorkerProcess(
+    system,
+    { ...workerSettingsOf(config), sessions: undefined },
+    { pollIntervalMs: 50 },
+  );
   await worker.start();
-  const api = await createApi(system);
+  const api = await createApiServer(system);
 
   async function projected(timeoutMs = 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;

@@ -46,7 +46,7 @@ import type { RecordingsRouteOptions } from './options.js';
 
 /**
  * A real database and log, the recordings projection running, filesystem media storage in a
- * temporary directory, and an app with the recordings routes wired as apps/cli/src/apiServices.ts
+ * temporary directory, and an app with the recordings routes wired as apps/api/src/server.ts
  * wires them. Tests isolate by fresh session and recording ids.
  */
 export interface RecordingsFixture {

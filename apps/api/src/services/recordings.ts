@@ -1,4 +1,3 @@
-import type { RecordingsRouteOptions } from '@parley/api';
 import type { AuthStore } from '@parley/auth';
 import {
   createInProcessMediaTokenStore,
@@ -7,19 +6,20 @@ import {
   type MediaTokenStore,
 } from '@parley/media';
 import { createRedisClient } from '@parley/platform';
+import type { ProcessDependencies } from '@parley/process-services';
 import { loadRecordingFile, loadSessionRecordings } from '@parley/projection-recordings';
-import type { System } from './system.js';
+import type { RecordingsRouteOptions } from '../routes/recordings/index.js';
 
 /** How long a tenant's callRecording switch is cached per API process. */
 const TENANT_FEATURE_TTL_MS = 30_000;
 
 /**
- * What the recordings routes need, from one System: media storage as configured (MEDIA_STORAGE),
+ * What the recordings routes need, from the process's dependencies: media storage as configured (MEDIA_STORAGE),
  * media tokens in Redis when REDIS_URL is set (several API replicas verify each other's tokens),
  * else in this process (`parley start`: one process issues and serves them).
  */
 export function recordingsServices(
-  system: System,
+  system: ProcessDependencies,
   auth: AuthStore,
 ): { options: RecordingsRouteOptions; close(): Promise<void> } {
   const { config, pool, store } = system;

@@ -1,4 +1,3 @@
-import { buildApp, closeGracefully, createPageCache, sdkChannelLookup } from '@parley/api';
 import { createAuthStore } from '@parley/auth';
 import {
   checkCallbackUrl,
@@ -14,28 +13,53 @@ import {
   keyringFromConfig,
 } from '@parley/channels';
 import { createSdkTokens, rateLimitFromConfig } from '@parley/http';
-import { pendingMigrations, ping } from '@parley/platform';
+import { type MigrationSet, pendingMigrations, ping } from '@parley/platform';
+import {
+  callbackAllowlistOf,
+  callbackRetryScheduleOf,
+  type ProcessDependencies,
+} from '@parley/process-services';
 import { ledgerStats, listLedger } from '@parley/projection-llm-ledger';
-import { createProjectionsAdmin, projectionFreshness } from '@parley/projection-runner';
+import { createProjectionsAdmin, type Projection, projectionFreshness } from '@parley/projection-runner';
 import { createSessionMessageReads, sessionMessagesProjection } from '@parley/projection-session-messages';
 import { listSessions } from '@parley/projection-session-summaries';
 import { createTraceReads } from '@parley/projection-traces';
 import { createAgentStore, createSuspensionStore } from '@parley/runtime';
 import type { FastifyInstance } from 'fastify';
-import { callbackAllowlistOf } from './callbackAllowlist.js';
-import { callbackRetryScheduleOf } from './callbackRetrySchedule.js';
-import { chatServices, jwtVerifierOf } from './chatServices.js';
-import { recordingsServices } from './recordingsServices.js';
-import type { System } from './system.js';
-import { ingestFacts, voiceApiServices, voiceServices } from './voiceServices.js';
+import { buildApp } from './app.js';
+import { closeGracefully } from './closeGracefully.js';
+import { createPageCache } from './routes/pageCache.js';
+import { sdkChannelLookup } from './routes/sdk/widgetConfig.js';
+import { chatServices, jwtVerifierOf } from './services/chat.js';
+import { recordingsServices } from './services/recordings.js';
+import { ingestFacts, voiceApiServices, voiceServices } from './services/voice.js';
 
 /** How long a tenant's rate-limit override is cached per API process. */
 const TENANT_LIMIT_TTL_MS = 30_000;
 /** Successful key verifications cached per API process; a revocation elsewhere applies within this. */
 const KEY_CACHE_TTL_MS = 5_000;
 
-/** The API with everything its routes need, from one System. */
-export async function createApi(system: System): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
+/** What the API process is built from: every process's dependencies, plus the deployment's registry. */
+export interface ApiDependencies extends ProcessDependencies {
+  /** Every package's migrations (the readiness check reports pending ones). */
+  migrationSets: readonly MigrationSet[];
+  /** Every registered projection (the projections admin: status and rebuilds). */
+  projections: readonly Projection[];
+}
+
+export interface ApiServer {
+  /** Not listening yet: `app.listen({ host, port })`, or `app.inject` in tests. */
+  app: FastifyInstance;
+  /** Stops accepting requests, finishes those in flight, then closes what the API opened. */
+  close(): Promise<void>;
+}
+
+/**
+ * The API process (`parley api`, and the API half of `parley start`): every route with the
+ * services it needs, built from the configuration and the process's dependencies. What this process
+ * runs is read here; the routes themselves are wired in app.ts.
+ */
+export async function createApiServer(system: ApiDependencies): Promise<ApiServer> {
   const { config, logger, pool } = system;
   const auth = createAuthStore(pool, { verifyCacheTtlMs: KEY_CACHE_TTL_MS });
   const tenantLimits = new Map<string, { limit: number | undefined; until: number }>();

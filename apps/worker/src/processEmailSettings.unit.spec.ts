@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '@parley/platform';
 import { describe, expect, it } from 'vitest';
-import { workerEmailSettings } from './workerServices.js';
+import { workerEmailSettings } from './process.js';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 const settingsOf = (env: Record<string, string>) => workerEmailSettings({ config: loadConfig(env) });

@@ -8,23 +8,86 @@ import {
   keyringFromConfig,
 } from '@parley/channels';
 import { createMediaStorage } from '@parley/media';
-import { ConfigError } from '@parley/platform';
+import { type Config, ConfigError } from '@parley/platform';
+import {
+  callbackAllowlistOf,
+  callbackRetryScheduleOf,
+  type ProcessDependencies,
+  runtimeOf,
+  telephonyAccountsOf,
+} from '@parley/process-services';
+import type { Projection } from '@parley/projection-runner';
 import { createSuspensionStore } from '@parley/runtime';
-import type {
-  ChannelsWorkOptions,
-  DownstreamOptions,
-  EmailIngressOptions,
-  RecordingsWorkOptions,
-  SessionLifecycleOptions,
-} from '@parley/worker';
-import { callbackAllowlistOf } from './callbackAllowlist.js';
-import { callbackRetryScheduleOf } from './callbackRetrySchedule.js';
-import { runtimeOf } from './chatServices.js';
-import type { System } from './system.js';
-import { telephonyAccountsOf } from './telephonyAccounts.js';
+import type { ChannelsWorkOptions } from './channels/channelsWork.js';
+import type { RecordingsWorkOptions } from './recordings/recordingsWork.js';
+import type { SessionLifecycleOptions } from './sessions/sessionLifecycleWork.js';
+import { createWorker, type DownstreamOptions, type EmailIngressOptions, type Worker } from './worker.js';
+
+/** What the worker process is built from: every process's dependencies, plus the projections it runs. */
+export interface WorkerDependencies extends ProcessDependencies {
+  projections: readonly Projection[];
+}
+
+/**
+ * The worker's settings that come from the configuration alone, read and checked before anything is
+ * opened (a ConfigError then stops the process before it touches the database).
+ */
+export interface WorkerSettings {
+  /** The session lifecycle sweep; undefined: off. */
+  sessions: SessionLifecycleOptions | undefined;
+  /** The email channel's inbound SMTP server; undefined: off (EMAIL_SMTP_PORT unset). */
+  email: WorkerEmailSettings | undefined;
+  /** The NATS relay of the log; undefined: off (NATS_URL unset). */
+  downstream: DownstreamOptions | undefined;
+  /**
+   * Connections the worker's pool needs on top of DATABASE_POOL_MAX: each turn worker (channel turns
+   * and HTTP async turns, CHANNEL_WORKER_CONCURRENCY each) holds one for its conversation's lock
+   * during the turn, on top of what its queries use, so locks never starve the queries.
+   */
+  lockConnections: number;
+}
+
+export function workerSettingsOf(config: Config): WorkerSettings {
+  return {
+    sessions: workerSessions({ config }),
+    email: workerEmailSettings({ config }),
+    downstream: workerDownstream({ config }),
+    lockConnections: 2 * config.CHANNEL_WORKER_CONCURRENCY,
+  };
+}
+
+/**
+ * The worker process (`parley worker`, and the worker half of `parley start`): projections and
+ * rebuilds, recordings, session lifecycle, channel and HTTP async jobs, the email ingress and the
+ * NATS relay, as the configuration enables them. What this process runs is read here; each part's
+ * start and stop order is in worker.ts.
+ */
+export function createWorkerProcess(
+  deps: WorkerDependencies,
+  settings: WorkerSettings = workerSettingsOf(deps.config),
+  options: { pollIntervalMs?: number } = {},
+): Worker {
+  const channels = workerChannels(deps);
+  const email = settings.email ? workerEmail(deps, settings.email) : undefined;
+  return createWorker({
+    pool: deps.pool,
+    store: deps.store,
+    logger: deps.logger.child({ component: 'worker' }),
+    projections: deps.projections,
+    batchSize: deps.config.PROJECTION_BATCH_SIZE,
+    pollIntervalMs: options.pollIntervalMs ?? deps.config.LOG_POLL_INTERVAL_MS,
+    recordings: workerRecordings(deps),
+    // Rebuilds requested through the API (POST /api/v1/projections/{name}/rebuilds).
+    rebuilds: {},
+    ...(channels ? { channels } : {}),
+    ...(email ? { email } : {}),
+    ...(settings.sessions ? { sessions: settings.sessions } : {}),
+    ...(settings.downstream ? { downstream: settings.downstream } : {}),
+  });
+}
 
 /** The worker's recording jobs: media storage from the configuration, telephony accounts from the database. */
-export function workerRecordings(system: System): RecordingsWorkOptions {
+function workerRecordings(system: ProcessDependencies): RecordingsWorkOptions {
   const accounts = telephonyAccountsOf(system);
   return {
     media: createMediaStorage(system.config),
@@ -37,7 +100,7 @@ export function workerRecordings(system: System): RecordingsWorkOptions {
  * The worker's session lifecycle sweep (docs/sessions.md), its thresholds from the configuration;
  * a ConfigError when they contradict each other (checked before anything is opened).
  */
-export function workerSessions({ config }: Pick<System, 'config'>): SessionLifecycleOptions {
+export function workerSessions({ config }: Pick<ProcessDependencies, 'config'>): SessionLifecycleOptions {
   if (config.SESSION_ABANDON_AFTER_SECONDS <= config.SESSION_IDLE_AFTER_SECONDS) {
     throw new ConfigError([
       'SESSION_ABANDON_AFTER_SECONDS: must be greater than SESSION_IDLE_AFTER_SECONDS (a session goes idle before it is abandoned)',
@@ -57,7 +120,7 @@ export function workerSessions({ config }: Pick<System, 'config'>): SessionLifec
  * The worker's inbound channel jobs (turns and reply delivery); undefined without
  * CHANNEL_CREDENTIALS_KEY (connections' secrets cannot be read, no channel can be answered).
  */
-export function workerChannels(system: System): ChannelsWorkOptions | undefined {
+function workerChannels(system: ProcessDependencies): ChannelsWorkOptions | undefined {
   const keyring = keyringFromConfig(system.config);
   if (keyring === null) return undefined;
   const runtime = runtimeOf(system);
@@ -102,7 +165,9 @@ export type WorkerEmailSettings = Omit<EmailIngressOptions, 'connections' | 'ada
  * ConfigError (before anything is opened) without CHANNEL_CREDENTIALS_KEY, with only one of the
  * TLS files, or when a file cannot be read.
  */
-export function workerEmailSettings({ config }: Pick<System, 'config'>): WorkerEmailSettings | undefined {
+export function workerEmailSettings({
+  config,
+}: Pick<ProcessDependencies, 'config'>): WorkerEmailSettings | undefined {
   if (config.EMAIL_SMTP_PORT === undefined) return undefined;
   if (keyringFromConfig(config) === null) {
     throw new ConfigError([
@@ -134,7 +199,10 @@ export function workerEmailSettings({ config }: Pick<System, 'config'>): WorkerE
 }
 
 /** The worker's email ingress: the settings plus the connection store and the adapters. */
-export function workerEmail(system: System, settings: WorkerEmailSettings): EmailIngressOptions | undefined {
+function workerEmail(
+  system: ProcessDependencies,
+  settings: WorkerEmailSettings,
+): EmailIngressOptions | undefined {
   const keyring = keyringFromConfig(system.config);
   if (keyring === null) return undefined;
   return {
@@ -148,7 +216,9 @@ export function workerEmail(system: System, settings: WorkerEmailSettings): Emai
  * The NATS JetStream relay of the log (docs/downstream.md): on when NATS_URL is set (one or more
  * servers, comma-separated), the stream's settings from NATS_STREAM_* and NATS_DUPLICATE_WINDOW.
  */
-export function workerDownstream({ config }: Pick<System, 'config'>): DownstreamOptions | undefined {
+export function workerDownstream({
+  config,
+}: Pick<ProcessDependencies, 'config'>): DownstreamOptions | undefined {
   if (config.NATS_URL === undefined) return undefined;
   return {
     nats: {

@@ -1,7 +1,7 @@
 import { DEFAULT_CALLBACK_RETRY_SCHEDULE_SECONDS } from '@parley/channels';
 import { ConfigError, loadConfig } from '@parley/platform';
 import { describe, expect, it } from 'vitest';
-import { callbackRetryScheduleOf } from './callbackRetrySchedule.js';
+import { callbackRetryScheduleOf } from './retrySchedule.js';
 
 describe('callbackRetryScheduleOf', () => {
   it('is the default schedule when HTTP_ASYNC_CALLBACK_RETRY_SCHEDULE is unset or empty', () => {

@@ -1,6 +1,6 @@
 import { loadConfig } from '@parley/platform';
 import { describe, expect, it } from 'vitest';
-import { workerDownstream } from './workerServices.js';
+import { workerDownstream } from './process.js';
 
 const downstreamOf = (env: Record<string, string>) => workerDownstream({ config: loadConfig(env) });
 

@@ -1,16 +1,13 @@
 import { storedCallerNumberKey } from '@parley/analytics';
-import type {
-  RtcVoiceRouteOptions,
-  TelephonyVoiceRouteOptions,
-  VoiceMediaRouteOptions,
-  VoiceRouteOptions,
-} from '@parley/api';
 import type { AuthStore } from '@parley/auth';
 import { type IngestResponse, type IngestScope, ingest } from '@parley/ingest';
+import { type ProcessDependencies, telephonyAccountsOf } from '@parley/process-services';
 import { handleRecordingStatusCallback } from '@parley/telephony';
 import { voiceLimiterFromConfig, voiceSettingsOf } from '@parley/voice';
-import type { System } from './system.js';
-import { telephonyAccountsOf } from './telephonyAccounts.js';
+import type { VoiceMediaRouteOptions } from '../routes/voice/mediaStream.js';
+import type { RtcVoiceRouteOptions } from '../routes/voice/rtcRoutes.js';
+import type { TelephonyVoiceRouteOptions } from '../routes/voice/telephonyRoutes.js';
+import type { VoiceRouteOptions } from '../routes/voice.js';
 
 /** A project's recording retention in days (ProjectSettings.recording.retentionDays; null: none). */
 export const recordingRetentionDays =
@@ -20,7 +17,7 @@ export const recordingRetentionDays =
 
 /** The ingest path as every route that appends facts uses it (POST /api/v1/ingest, the voice webhooks). */
 export function ingestFacts(
-  system: System,
+  system: ProcessDependencies,
   auth: AuthStore,
 ): (scope: IngestScope, items: readonly unknown[]) => Promise<IngestResponse> {
   const { pool, store } = system;
@@ -34,7 +31,7 @@ export function ingestFacts(
 }
 
 /** The telephony webhooks' services: accounts, signature verification, idempotent ingest. */
-export function voiceServices(system: System, auth: AuthStore): VoiceRouteOptions {
+export function voiceServices(system: ProcessDependencies, auth: AuthStore): VoiceRouteOptions {
   const { config } = system;
   const accounts = telephonyAccountsOf(system);
   return {
@@ -55,7 +52,7 @@ export function voiceServices(system: System, auth: AuthStore): VoiceRouteOption
  * settings from the environment, concurrency limits in Redis when REDIS_URL is set.
  */
 export function voiceApiServices(
-  system: System,
+  system: ProcessDependencies,
   verifyApiKey: TelephonyVoiceRouteOptions['verifyApiKey'],
   verifyJwt: TelephonyVoiceRouteOptions['verifyJwt'],
 ): {
