@@ -55,8 +55,14 @@ function isStale(dir) {
   return [src, ...walk(src).map((e) => e.path)].some((path) => statSync(path).mtimeMs > built);
 }
 
-const compiled = (path) => /\.tsx?$/.test(path) && !path.endsWith('.d.ts') && !/\.spec\.tsx?$/.test(path);
-const copied = (path) => !/\.(tsx?|md)$/.test(path);
+// Test code is not shipped: specs, and the test helpers of testing/ and spec/ folders (a package's
+// `./testing` export points at src/ only, under the `@parley/source` condition the tests run with).
+const testCode = (path) =>
+  /\.spec\.tsx?$/.test(path) ||
+  /(^|[\\/])(testing|spec)[\\/]/.test(path) ||
+  /(^|[\\/.])testing\.ts$/.test(path);
+const compiled = (path) => /\.tsx?$/.test(path) && !path.endsWith('.d.ts') && !testCode(path);
+const copied = (path) => !/\.(tsx?|md)$/.test(path) && !testCode(path);
 
 async function buildPackage(esbuild, dir) {
   const src = join(dir, 'src');
@@ -68,7 +74,7 @@ async function buildPackage(esbuild, dir) {
   rmSync(out, { recursive: true, force: true });
   const started = Date.now();
   await esbuild.build({
-    entryPoints: files.filter(compiled),
+    entryPoints: files.filter((file) => compiled(relative(src, file))),
     outdir: out,
     outbase: src,
     bundle: false,
@@ -80,7 +86,7 @@ async function buildPackage(esbuild, dir) {
     logLevel: 'error',
     tsconfig: join(dir, 'tsconfig.json'),
   });
-  for (const file of files.filter(copied)) {
+  for (const file of files.filter((file) => copied(relative(src, file)))) {
     const target = join(out, relative(src, file));
     mkdirSync(resolve(target, '..'), { recursive: true });
     cpSync(file, target);

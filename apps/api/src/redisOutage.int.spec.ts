@@ -18,7 +18,7 @@ import {
   type RecordingsFixture,
   serverFile,
   sessionEvents,
-} from './routes/recordings/recordingsFixture.js';
+} from './testing/recordingsFixture.js';
 
 // What each Redis-backed feature does while Redis is down (docs/reliability.md), against a private
 // Redis the test stops: never the machine's shared one.

@@ -4,7 +4,7 @@ import { LEDGER_SORT_FIELDS } from './filters.js';
 import { parseLedgerQuery } from './parseLedgerQuery.js';
 import type { AnalyticsQuery } from './queryValues.js';
 import { CANONICAL_SOURCES } from './sourceAliases.js';
-import { errorOf, many, okFilter, queryObjects, RANGE } from './testQueries.js';
+import { errorOf, many, okFilter, queryObjects, RANGE } from './testing/testQueries.js';
 
 const parse = (query: AnalyticsQuery) => parseLedgerQuery('p1', query);
 const codeOf = (query: AnalyticsQuery) => errorOf(parse(query)).code;

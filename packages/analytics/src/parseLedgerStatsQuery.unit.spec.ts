@@ -10,7 +10,7 @@ import {
   parseLedgerStatsQuery,
 } from './parseLedgerStatsQuery.js';
 import type { AnalyticsQuery } from './queryValues.js';
-import { errorOf, okFilter, queryObjects, RANGE } from './testQueries.js';
+import { errorOf, okFilter, queryObjects, RANGE } from './testing/testQueries.js';
 
 const parse = (query: AnalyticsQuery) => parseLedgerStatsQuery('p1', query);
 const HOUR = BUCKET_MS.hour;

@@ -7,7 +7,7 @@ import {
   SESSION_STATUS_FILTERS,
 } from './parseSessionListQuery.js';
 import type { AnalyticsQuery } from './queryValues.js';
-import { okFilter, queryObjects, RANGE } from './testQueries.js';
+import { okFilter, queryObjects, RANGE } from './testing/testQueries.js';
 
 const parse = (query: AnalyticsQuery) =>
   parseSessionListQuery('p1', query, { callerNumberLookupEnabled: true });

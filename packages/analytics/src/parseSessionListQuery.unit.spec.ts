@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSessionListQuery } from './parseSessionListQuery.js';
 import type { AnalyticsQuery } from './queryValues.js';
-import { errorOf, many, okFilter, RANGE } from './testQueries.js';
+import { errorOf, many, okFilter, RANGE } from './testing/testQueries.js';
 
 const enabled = { callerNumberLookupEnabled: true };
 const parse = (query: AnalyticsQuery, options = enabled) => parseSessionListQuery('p1', query, options);

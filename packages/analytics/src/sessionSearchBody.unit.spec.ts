@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CONTAINMENT_TYPE_FILTERS, parseSessionListQuery } from './parseSessionListQuery.js';
 import type { AnalyticsQuery } from './queryValues.js';
 import { sessionSearchQuery } from './sessionSearchBody.js';
-import { errorOf, okFilter, RANGE } from './testQueries.js';
+import { errorOf, okFilter, RANGE } from './testing/testQueries.js';
 
 const parse = (query: AnalyticsQuery, callerNumberLookupEnabled = true) =>
   parseSessionListQuery('p1', query, { callerNumberLookupEnabled });

@@ -4,7 +4,7 @@ import { LEDGER_SORT_FIELDS, SESSION_SORT_FIELDS, SORT_DIRECTIONS } from './filt
 import { parseLedgerQuery } from './parseLedgerQuery.js';
 import { parseSessionListQuery } from './parseSessionListQuery.js';
 import type { AnalyticsQuery } from './queryValues.js';
-import { errorOf, okFilter, RANGE } from './testQueries.js';
+import { errorOf, okFilter, RANGE } from './testing/testQueries.js';
 
 const sessions = (query: AnalyticsQuery) =>
   parseSessionListQuery('p1', query, { callerNumberLookupEnabled: true });

@@ -12,7 +12,7 @@ import {
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sessionMessagesProjection } from './sessionMessagesProjection.js';
-import { exampleTranscript } from './spec/transcript.js';
+import { exampleTranscript } from './testing/transcript.js';
 
 // Small runner batches, so that the live projection folds the log in many pieces.
 let h: ProjectionHarness;

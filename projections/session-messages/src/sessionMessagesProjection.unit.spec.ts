@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toSessionMessageRecord } from './sessionMessageReads.js';
 import { type SessionMessageRow, sessionMessagesProjection } from './sessionMessagesProjection.js';
-import { exampleTranscript } from './spec/transcript.js';
+import { exampleTranscript } from './testing/transcript.js';
 
 let seq = 0;
 /** The events as one stream of the log: revisions 0, 1, ... and increasing positions. */

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { csvField, csvRecord } from './csv.js';
 import { TRACE_CSV_COLUMNS, traceCsvRecord } from './exportTraces.js';
-import { parseCsv } from './spec/parseCsv.js';
+import { parseCsv } from './testing/parseCsv.js';
 import type { TraceEventRow } from './tracesProjection.js';
 
 // Text rich in the characters RFC 4180 cares about, plus any Unicode.

@@ -6,8 +6,8 @@ import { rebuildProjection } from '@parley/projection-runner';
 import { memoryRows, projectInMemory } from '@parley/projection-runner/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createHarness, type Harness } from './spec/harness.js';
-import { exampleSession } from './spec/sessionTrace.js';
+import { createHarness, type Harness } from './testing/harness.js';
+import { exampleSession } from './testing/sessionTrace.js';
 import { tracesProjection } from './tracesProjection.js';
 
 // Small runner batches, so that the live projection folds the log in many pieces.

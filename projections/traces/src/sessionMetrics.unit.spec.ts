@@ -4,7 +4,7 @@ import { memoryRows, projectInMemory } from '@parley/projection-runner/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type GenerationNode, sessionMetrics } from './sessionMetrics.js';
-import { exampleSession } from './spec/sessionTrace.js';
+import { exampleSession } from './testing/sessionTrace.js';
 import { traceAnalysis } from './traceAnalysis.js';
 import { type TraceEventRow, type TraceGenerationRow, tracesProjection } from './tracesProjection.js';
 import type { TraceNode } from './traceTree.js';

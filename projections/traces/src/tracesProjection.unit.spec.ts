@@ -5,7 +5,7 @@ import type { EventToAppend, RecordedEvent } from '@parley/eventstore';
 import { memoryRows, projectInMemory } from '@parley/projection-runner/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { exampleSession } from './spec/sessionTrace.js';
+import { exampleSession } from './testing/sessionTrace.js';
 import { tracesProjection } from './tracesProjection.js';
 
 const recorded = (events: readonly EventToAppend[]): RecordedEvent[] =>

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type AnalyticsFixture, createAnalyticsFixture, sessionItems } from './analyticsFixture.js';
+import { type AnalyticsFixture, createAnalyticsFixture, sessionItems } from '../testing/analyticsFixture.js';
 
 // The fixture wires a page cache as apps/api/src/server.ts does.
 let f: AnalyticsFixture;

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { sourceLabel, sourceSubtypeLabel } from '@parley/analytics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AnalyticsFixture, createAnalyticsFixture, sessionItems, usage } from './analyticsFixture.js';
+import {
+  type AnalyticsFixture,
+  createAnalyticsFixture,
+  sessionItems,
+  usage,
+} from '../testing/analyticsFixture.js';
 
 let f: AnalyticsFixture;
 const path = (projectId = f.projectId) => `/api/public/analytics/projects/${projectId}/llm-ledger`;

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AnalyticsFixture, createAnalyticsFixture, llmCall, usage } from './analyticsFixture.js';
+import {
+  type AnalyticsFixture,
+  createAnalyticsFixture,
+  llmCall,
+  usage,
+} from '../testing/analyticsFixture.js';
 
 /**
  * GET …/llm-ledger/stats over a small known ledger (2026-02-01, UTC). Percentiles by hand

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { openApiProblems } from '@parley/http/testing';
 import { projectionFreshness } from '@parley/projection-runner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AnalyticsFixture, createAnalyticsFixture, sessionItems } from './analyticsFixture.js';
+import { type AnalyticsFixture, createAnalyticsFixture, sessionItems } from '../testing/analyticsFixture.js';
 
 let f: AnalyticsFixture;
 const path = (projectId = f.projectId) => `/api/public/analytics/projects/${projectId}/sessions`;

@@ -1,6 +1,11 @@
 import { SESSION_SORT_FIELDS } from '@parley/analytics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AnalyticsFixture, createAnalyticsFixture, llmCall, usage } from './analyticsFixture.js';
+import {
+  type AnalyticsFixture,
+  createAnalyticsFixture,
+  llmCall,
+  usage,
+} from '../testing/analyticsFixture.js';
 
 /**
  * sortBy / sortOrder on the session list (our extension of spec 000 §4.2). Four sessions whose

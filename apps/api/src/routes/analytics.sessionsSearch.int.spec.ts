@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { openApiProblems } from '@parley/http/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AnalyticsFixture, createAnalyticsFixture, sessionItems } from './analyticsFixture.js';
+import { type AnalyticsFixture, createAnalyticsFixture, sessionItems } from '../testing/analyticsFixture.js';
 
 /**
  * POST …/sessions/search (spec 000 §4.2: the POST variant of the session list, path and body ours):

@@ -24,9 +24,9 @@ import {
   projectionStatus,
 } from '@parley/projection-runner';
 import { createSessionMessageReads, sessionMessagesProjection } from '@parley/projection-session-messages';
+import { exampleTranscript } from '@parley/projection-session-messages/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exampleTranscript } from '../../../../projections/session-messages/src/spec/transcript.js';
 import { buildApp } from '../app.js';
 
 let db: TestDatabase;

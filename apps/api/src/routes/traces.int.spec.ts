@@ -22,10 +22,9 @@ import {
   projectionStatus,
 } from '@parley/projection-runner';
 import { createTraceReads, TRACE_CSV_COLUMNS, tracesProjection } from '@parley/projection-traces';
+import { exampleSession, parseCsv } from '@parley/projection-traces/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseCsv } from '../../../../projections/traces/src/spec/parseCsv.js';
-import { exampleSession } from '../../../../projections/traces/src/spec/sessionTrace.js';
 import { buildApp } from '../app.js';
 
 let db: TestDatabase;

@@ -21,10 +21,10 @@ import {
   projectionStatus,
 } from '@parley/projection-runner';
 import { createTraceReads, TRACE_CSV_COLUMNS, tracesProjection } from '@parley/projection-traces';
+import { parseCsv } from '@parley/projection-traces/testing';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { parseCsv } from '../../../../projections/traces/src/spec/parseCsv.js';
 import { buildApp } from '../app.js';
 
 // A streamed export of many rows over real HTTP: every row back exactly, in order, with RFC 4180

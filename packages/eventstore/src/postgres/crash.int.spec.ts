@@ -7,7 +7,7 @@ import { eventStoreMigrations } from '../migrations.js';
 import { collect, eventually, makeEvents, readAllOf, uniqueName, uniqueType } from '../testing/helpers.js';
 import { createPostgresEventStore, type PostgresEventStore } from './createPostgresEventStore.js';
 
-const fixture = fileURLToPath(new URL('./crashAppender.fixture.ts', import.meta.url));
+const fixture = fileURLToPath(new URL('../testing/crashAppender.ts', import.meta.url));
 
 let db: TestDatabase;
 let store: PostgresEventStore;

@@ -83,7 +83,8 @@ function fromParleyError(error: ParleyError, context: { family: ApiFamily; reque
       if (http?.required !== undefined) body.required = http.required;
       // 429 QUEUE_FULL (spec 000 §7): "retry after retryAfterMs", beside the standard error.
       // A 503 carries only the Retry-After header (spec 000 platform table).
-      if (status === 429 && http?.retryAfterMs !== undefined) body.retryAfterMs = Math.ceil(http.retryAfterMs);
+      if (status === 429 && http?.retryAfterMs !== undefined)
+        body.retryAfterMs = Math.ceil(http.retryAfterMs);
       return { status, headers, body };
     }
     case 'analytics':

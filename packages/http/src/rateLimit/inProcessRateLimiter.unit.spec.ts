@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { rateLimiterContract } from '../testing/rateLimiterContract.js';
 import { createInProcessRateLimiter } from './inProcessRateLimiter.js';
-import { rateLimiterContract } from './rateLimiterContract.js';
 
 const shared = createInProcessRateLimiter();
 rateLimiterContract('in-process', () => shared);

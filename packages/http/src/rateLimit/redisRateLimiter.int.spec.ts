@@ -1,8 +1,8 @@
 import { connectTestRedis } from '@parley/platform/testing/redis';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { rateLimiterContract } from '../testing/rateLimiterContract.js';
 import { testApp } from '../testing/testApp.js';
-import { rateLimiterContract } from './rateLimiterContract.js';
 import { rateLimitFromConfig } from './rateLimitFromConfig.js';
 import { tenantRateLimitPlugin } from './rateLimitPlugin.js';
 import { createRedisRateLimiter } from './redisRateLimiter.js';

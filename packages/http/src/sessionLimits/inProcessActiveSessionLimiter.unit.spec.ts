@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { activeSessionLimiterContract } from './activeSessionLimiterContract.js';
+import { activeSessionLimiterContract } from '../testing/activeSessionLimiterContract.js';
 import { createInProcessActiveSessionLimiter } from './inProcessActiveSessionLimiter.js';
 
 const shared = createInProcessActiveSessionLimiter();

@@ -1,7 +1,7 @@
 import { connectTestRedis } from '@parley/platform/testing/redis';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { activeSessionLimiterContract } from './activeSessionLimiterContract.js';
+import { activeSessionLimiterContract } from '../testing/activeSessionLimiterContract.js';
 import { createRedisActiveSessionLimiter } from './redisActiveSessionLimiter.js';
 import { sessionLimitsFromConfig } from './sessionLimitsFromConfig.js';
 

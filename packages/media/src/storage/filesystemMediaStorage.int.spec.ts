@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freshKey, mediaStorageContract, readAll } from '../testing/mediaStorageContract.js';
 import { contentTypeForKey, createFilesystemMediaStorage } from './filesystemMediaStorage.js';
-import { freshKey, mediaStorageContract, readAll } from './mediaStorageContract.js';
 
 const dir = await mkdtemp(path.join(tmpdir(), 'parley-media-'));
 afterAll(() => rm(dir, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { freshKey, mediaStorageContract } from '../testing/mediaStorageContract.js';
 import { startS3rver } from '../testing/startS3rver.js';
 import { createMediaStorage } from './createMediaStorage.js';
-import { freshKey, mediaStorageContract } from './mediaStorageContract.js';
 import { createS3MediaStorage, parseContentRange } from './s3MediaStorage.js';
 
 // A real S3-compatible server (s3rver) on a free port, started by this file.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { mediaTokenStoreContract } from '../testing/mediaTokenStoreContract.js';
 import { createInProcessMediaTokenStore } from './inProcessMediaTokenStore.js';
-import { mediaTokenStoreContract } from './mediaTokenStoreContract.js';
 
 mediaTokenStoreContract('in-process', () => {
   let offset = 0;

@@ -1,8 +1,8 @@
 import { connectTestRedis } from '@parley/platform/testing/redis';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { mediaTokenStoreContract } from '../testing/mediaTokenStoreContract.js';
 import { hashMediaToken } from './mediaTokenStore.js';
-import { mediaTokenStoreContract } from './mediaTokenStoreContract.js';
 import { createRedisMediaTokenStore } from './redisMediaTokenStore.js';
 
 // Never mocked: a real Redis at REDIS_URL (connectTestRedis skips loudly without one, fails in CI).

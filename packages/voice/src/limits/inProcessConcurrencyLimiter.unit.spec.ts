@@ -1,4 +1,4 @@
-import { concurrencyLimiterContract } from './concurrencyLimiterContract.js';
+import { concurrencyLimiterContract } from '../testing/concurrencyLimiterContract.js';
 import { createInProcessVoiceConcurrencyLimiter } from './inProcessConcurrencyLimiter.js';
 
 // One process: every call of `make` shares the same limiter (as the routes of one API do).

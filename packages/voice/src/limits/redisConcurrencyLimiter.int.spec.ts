@@ -1,7 +1,7 @@
 import { connectTestRedis } from '@parley/platform/testing/redis';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { concurrencyLimiterContract } from './concurrencyLimiterContract.js';
+import { concurrencyLimiterContract } from '../testing/concurrencyLimiterContract.js';
 import { voiceLimiterFromConfig } from './limiterFromConfig.js';
 import { createRedisVoiceConcurrencyLimiter } from './redisConcurrencyLimiter.js';
 

@@ -16,7 +16,11 @@ import {
 import type { EventData } from '@parley/events';
 import { createAgentStore, createScriptedProvider, type LlmProvider } from '@parley/runtime';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type ChannelWorld, createChannelWorld, PUBLIC_BASE_URL } from '../channels/channelWorld.js';
+import {
+  type ChannelWorld,
+  createChannelWorld,
+  PUBLIC_BASE_URL,
+} from '../../testing/channels/channelWorld.js';
 
 /**
  * The A2A channel end to end: the JSON-RPC route of the real API app, the inbound pipeline's

@@ -16,8 +16,8 @@ import {
   type VendorStandIn,
 } from '@parley/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChannelWorld, createChannelWorld } from '../channels/channelWorld.js';
-import { caughtUp, startOrderService, whatsappWebhook } from './agentScenario.js';
+import { caughtUp, startOrderService, whatsappWebhook } from '../../testing/agentScenario.js';
+import { type ChannelWorld, createChannelWorld } from '../../testing/channels/channelWorld.js';
 
 /**
  * The issue's end-to-end scenario, once per vendor wire format (OpenAI chat completions through

@@ -2,8 +2,8 @@ import { createHmac } from 'node:crypto';
 import { createChannelAdapters } from '@parley/channels';
 import { type RecordedRequest, startStandIn } from '@parley/channels/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADAPTER_CASES, teamsStandIn, type WebhookRequest } from './adapterCases.js';
-import { type ChannelWorld, createChannelWorld } from './channelWorld.js';
+import { ADAPTER_CASES, teamsStandIn, type WebhookRequest } from '../../testing/channels/adapterCases.js';
+import { type ChannelWorld, createChannelWorld } from '../../testing/channels/channelWorld.js';
 
 /**
  * Every real adapter end to end (the issue's "done when"): a signed webhook in the platform's

@@ -11,8 +11,13 @@ import {
   type SendJobData,
 } from '@parley/channels';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChannelWorld, createChannelWorld } from './channelWorld.js';
-import { FAKE_CHANNEL, fakeAdapter, type PlatformStandIn, startPlatformStandIn } from './fakeChannel.js';
+import { type ChannelWorld, createChannelWorld } from '../../testing/channels/channelWorld.js';
+import {
+  FAKE_CHANNEL,
+  fakeAdapter,
+  type PlatformStandIn,
+  startPlatformStandIn,
+} from '../../testing/channels/fakeChannel.js';
 
 /**
  * The worker's jobs driven one at a time (boss.fetch, then the job function), so each test sees

@@ -13,7 +13,7 @@ import { createTestDatabase, type TestDatabase } from '@parley/platform/testing'
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.js';
-import { FAKE_CHANNEL, fakeAdapter, signBody } from './fakeChannel.js';
+import { FAKE_CHANNEL, fakeAdapter, signBody } from '../../testing/channels/fakeChannel.js';
 
 /** A webhook before any worker ran: pg-boss has neither its queues nor its schema yet. */
 let db: TestDatabase;

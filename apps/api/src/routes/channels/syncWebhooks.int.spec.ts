@@ -4,9 +4,9 @@ import { xmlWellFormedError } from '@parley/channels/testing';
 import type { RecordedEvent } from '@parley/eventstore';
 import type { Runtime } from '@parley/runtime';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { inProcessLimits } from '../chat/chatFixture.js';
+import { type ChannelWorld, createChannelWorld } from '../../testing/channels/channelWorld.js';
+import { inProcessLimits } from '../../testing/chatFixture.js';
 import { sessionScopeFromLog } from '../chat/sessionScopeFromLog.js';
-import { type ChannelWorld, createChannelWorld } from './channelWorld.js';
 
 const CLIENT_SECRET = 'cc-secret-7f3a';
 const INBOUND_TOKEN = 'ivr-token-9b1c';

@@ -11,14 +11,18 @@ import {
 } from '@parley/channels/testing';
 import { computeRequestSignature } from '@parley/telephony';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChannelWorld, createChannelWorld, PUBLIC_BASE_URL } from './channelWorld.js';
+import {
+  type ChannelWorld,
+  createChannelWorld,
+  PUBLIC_BASE_URL,
+} from '../../testing/channels/channelWorld.js';
 import {
   messagesApiAnswer,
   VONAGE_APP_ID,
   VONAGE_PATH,
   VONAGE_PRIVATE_KEY,
   VONAGE_SECRET,
-} from './vonageCases.js';
+} from '../../testing/channels/vonageCases.js';
 
 /**
  * SMS through Vonage beyond the shared adapter cases: delivery receipts of both APIs recorded once

@@ -2,7 +2,11 @@ import { createHmac } from 'node:crypto';
 import { createChannelAdapters, REPLACED_TEXT_METADATA_KEY } from '@parley/channels';
 import { computeRequestSignature } from '@parley/telephony';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChannelWorld, createChannelWorld, PUBLIC_BASE_URL } from './channelWorld.js';
+import {
+  type ChannelWorld,
+  createChannelWorld,
+  PUBLIC_BASE_URL,
+} from '../../testing/channels/channelWorld.js';
 
 /**
  * What reaches a webhook that is signed but not what the platform sends (spec 001 §7: a clear 4xx

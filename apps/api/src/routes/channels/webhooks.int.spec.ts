@@ -26,7 +26,7 @@ import {
   type PlatformStandIn,
   signBody,
   startPlatformStandIn,
-} from './fakeChannel.js';
+} from '../../testing/channels/fakeChannel.js';
 
 const SECRET = 'fake-webhook-secret';
 const SEND_RETRY_LIMIT = 2;

@@ -12,7 +12,7 @@ import {
   inProcessLimits,
   JWT_SECRET,
   listeningChatApp,
-} from './chatFixture.js';
+} from '../../testing/chatFixture.js';
 
 let world: ChatWorld;
 let app: FastifyInstance;

@@ -6,7 +6,7 @@ import { listGenerations, listTraces, tracesProjection } from '@parley/projectio
 import { createSseParser } from '@parley/runtime';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChatWorld, createChatWorld, listeningChatApp } from './chatFixture.js';
+import { type ChatWorld, createChatWorld, listeningChatApp } from '../../testing/chatFixture.js';
 
 /**
  * The issue's "done when": a conversation over chat/stream from a real SSE client produces a

@@ -17,7 +17,7 @@ import {
   inProcessLimits,
   JWT_SECRET,
   listeningChatApp,
-} from './chatFixture.js';
+} from '../../testing/chatFixture.js';
 import { sessionScopeFromLog } from './sessionScopeFromLog.js';
 
 const SDK_SECRET = 'sdk-token-secret-for-the-chat-tests!!';

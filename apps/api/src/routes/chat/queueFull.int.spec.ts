@@ -1,6 +1,6 @@
 import { createExecutionQueue } from '@parley/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChatWorld, createChatWorld, listeningChatApp } from './chatFixture.js';
+import { type ChatWorld, createChatWorld, listeningChatApp } from '../../testing/chatFixture.js';
 import { withExecutionQueue } from './executionQueue.js';
 
 /**

@@ -5,13 +5,13 @@ import { contentDisposition, createInProcessMediaTokenStore } from '@parley/medi
 import { redactedPaths } from '@parley/platform';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mediaTokenId } from './mediaContentRoute.js';
 import {
   createRecordingsFixture,
   type RecordingsFixture,
   serverFile,
   sessionEvents,
-} from './recordingsFixture.js';
+} from '../../testing/recordingsFixture.js';
+import { mediaTokenId } from './mediaContentRoute.js';
 
 let f: RecordingsFixture;
 beforeAll(async () => {

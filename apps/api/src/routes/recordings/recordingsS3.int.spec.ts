@@ -9,13 +9,13 @@ import {
 import { type RunningS3rver, startS3rver } from '@parley/media/testing';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoWav } from './demoWav.testing.js';
+import { demoWav } from '../../testing/demoWav.js';
 import {
   createRecordingsFixture,
   type RecordingsFixture,
   serverFile,
   sessionEvents,
-} from './recordingsFixture.js';
+} from '../../testing/recordingsFixture.js';
 
 /** The S3 path end to end: media in an S3-compatible server (s3rver), pre-signed URLs fetched with plain fetch. */
 let f: RecordingsFixture;

@@ -4,13 +4,13 @@ import { AUTHENTICATION_MESSAGE } from '@parley/http';
 import { openApiProblems } from '@parley/http/testing';
 import { contentDisposition } from '@parley/media';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RecordingsRouteOptions } from './options.js';
 import {
   createRecordingsFixture,
   type RecordingsFixture,
   serverFile,
   sessionEvents,
-} from './recordingsFixture.js';
+} from '../../testing/recordingsFixture.js';
+import type { RecordingsRouteOptions } from './options.js';
 
 let f: RecordingsFixture;
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import {
   type RecordingsFixture,
   serverFile,
   sessionEvents,
-} from './recordingsFixture.js';
+} from '../../testing/recordingsFixture.js';
 
 /**
  * Every UnavailableReason and every session status of spec 000 §2.1/§3, each produced by a real

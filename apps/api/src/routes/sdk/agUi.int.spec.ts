@@ -7,7 +7,7 @@ import { createSseParser, type Runtime } from '@parley/runtime';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.js';
-import { type ChatWorld, createChatWorld, inProcessLimits } from '../chat/chatFixture.js';
+import { type ChatWorld, createChatWorld, inProcessLimits } from '../../testing/chatFixture.js';
 import { sessionScopeFromLog } from '../chat/sessionScopeFromLog.js';
 
 const SECRET = 'ag-ui-sdk-token-secret-at-least-32-chars!';

@@ -5,7 +5,7 @@ import { migrate, silentLogger } from '@parley/platform';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.js';
-import { type ChatWorld, createChatWorld, inProcessLimits } from '../chat/chatFixture.js';
+import { type ChatWorld, createChatWorld, inProcessLimits } from '../../testing/chatFixture.js';
 import { sessionScopeFromLog } from '../chat/sessionScopeFromLog.js';
 import { sdkChannelLookup } from './widgetConfig.js';
 

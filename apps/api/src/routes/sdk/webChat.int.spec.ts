@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { buildApp } from '../../app.js';
 import { redactUrl } from '../../requestLogSerializers.js';
-import { type ChatWorld, createChatWorld, inProcessLimits } from '../chat/chatFixture.js';
+import { type ChatWorld, createChatWorld, inProcessLimits } from '../../testing/chatFixture.js';
 import { sessionScopeFromLog } from '../chat/sessionScopeFromLog.js';
 import { CLOSE_TOKEN_EXPIRED, WEB_CHAT_SUBPROTOCOL } from './webChat.js';
 

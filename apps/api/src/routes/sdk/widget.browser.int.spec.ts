@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.js';
-import { type ChatWorld, createChatWorld, inProcessLimits } from '../chat/chatFixture.js';
+import { type ChatWorld, createChatWorld, inProcessLimits } from '../../testing/chatFixture.js';
 import { sessionScopeFromLog } from '../chat/sessionScopeFromLog.js';
 import { sdkChannelLookup } from './widgetConfig.js';
 

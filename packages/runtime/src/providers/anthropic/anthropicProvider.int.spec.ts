@@ -2,14 +2,6 @@ import { completeUsage } from '@parley/events';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  jsonAnswer,
-  sseAnswer,
-  startVendorStandIn,
-  type VendorStandIn,
-} from '../../testing/vendorStandIn.js';
-import type { LlmRequest } from '../types.js';
-import { createAnthropicProvider } from './anthropicProvider.js';
-import {
   invalidKeyError,
   messageJson,
   overloadedError,
@@ -19,7 +11,15 @@ import {
   textStreamText,
   toolUseJson,
   toolUseStream,
-} from './recordedAnthropicResponses.js';
+} from '../../testing/recordedAnthropicResponses.js';
+import {
+  jsonAnswer,
+  sseAnswer,
+  startVendorStandIn,
+  type VendorStandIn,
+} from '../../testing/vendorStandIn.js';
+import type { LlmRequest } from '../types.js';
+import { createAnthropicProvider } from './anthropicProvider.js';
 
 let api: VendorStandIn;
 beforeAll(async () => {

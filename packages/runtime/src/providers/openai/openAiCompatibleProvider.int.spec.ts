@@ -3,8 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { completeUsage } from '@parley/events';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { LlmRequest } from '../types.js';
-import { createOpenAiCompatibleProvider } from './openAiCompatibleProvider.js';
 import {
   completionJson,
   invalidKeyError,
@@ -15,7 +13,9 @@ import {
   textStreamText,
   toolCallCompletionJson,
   toolCallStream,
-} from './recordedOpenAiResponses.js';
+} from '../../testing/recordedOpenAiResponses.js';
+import type { LlmRequest } from '../types.js';
+import { createOpenAiCompatibleProvider } from './openAiCompatibleProvider.js';
 
 /** A local server standing in for the OpenAI API: each test sets how it answers and reads what it got. */
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void | Promise<void>;

@@ -41,8 +41,8 @@ import {
   projectionStatus,
 } from '@parley/projection-runner';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../app.js';
-import type { RecordingsRouteOptions } from './options.js';
+import { buildApp } from '../app.js';
+import type { RecordingsRouteOptions } from '../routes/recordings/options.js';
 
 /**
  * A real database and log, the recordings projection running, filesystem media storage in a

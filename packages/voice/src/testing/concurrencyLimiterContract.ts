@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { VoiceConcurrencyLimiter } from './concurrencyLimiter.js';
+import type { VoiceConcurrencyLimiter } from '../limits/concurrencyLimiter.js';
 
 let n = 0;
 const tenant = () => {

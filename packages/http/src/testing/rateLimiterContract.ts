@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { RateLimiter } from './rateLimiter.js';
+import type { RateLimiter } from '../rateLimit/rateLimiter.js';
 
 /**
  * The behaviour every RateLimiter shares, run against each implementation

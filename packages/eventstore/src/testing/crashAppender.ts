@@ -1,15 +1,14 @@
 /**
  * Child process of crash.int.spec.ts: appends batches to a few streams as fast
  * as it can and prints `ack <batch> <size>` after each acknowledged append,
- * until the test SIGKILLs it. Usage: crashAppender.fixture.ts <url> <type> <prefix>
+ * until the test SIGKILLs it. Usage: crashAppender.ts <url> <type> <prefix>
  */
 import { randomUUID } from 'node:crypto';
 import { createPool } from '@parley/platform';
-import { createPostgresEventStore } from './createPostgresEventStore.js';
+import { createPostgresEventStore } from '../postgres/createPostgresEventStore.js';
 
 const [url, eventType, streamPrefix] = process.argv.slice(2);
-if (!url || !eventType || !streamPrefix)
-  throw new Error('usage: crashAppender.fixture.ts <url> <type> <prefix>');
+if (!url || !eventType || !streamPrefix) throw new Error('usage: crashAppender.ts <url> <type> <prefix>');
 const type: string = eventType;
 const prefix: string = streamPrefix;
 

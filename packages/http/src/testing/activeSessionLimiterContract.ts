@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import type { ActiveSessionLimiter } from './activeSessionLimiter.js';
+import type { ActiveSessionLimiter } from '../sessionLimits/activeSessionLimiter.js';
 
 /**
  * The behaviour every ActiveSessionLimiter shares, run against each

@@ -25,7 +25,7 @@ import { listSessions, sessionSummariesProjection } from '@parley/projection-ses
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { buildApp } from '../app.js';
-import { createPageCache } from './pageCache.js';
+import { createPageCache } from '../routes/pageCache.js';
 
 /**
  * A real database, the real ingest route, the projection runner with both read models, and an

@@ -1,7 +1,11 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { recordingMediaKey } from '../recordingMediaKey.js';
-import { MediaObjectMissingError, MediaRangeNotSatisfiableError, type MediaStorage } from './mediaStorage.js';
+import {
+  MediaObjectMissingError,
+  MediaRangeNotSatisfiableError,
+  type MediaStorage,
+} from '../storage/mediaStorage.js';
 
 export async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];

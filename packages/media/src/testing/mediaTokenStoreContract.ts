@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { MediaTokenStore } from './mediaTokenStore.js';
+import type { MediaTokenStore } from '../tokens/mediaTokenStore.js';
 
 export interface TokenStoreFixture {
   store: MediaTokenStore;

@@ -19,9 +19,9 @@ import {
   runtimeMigrations,
 } from '@parley/runtime';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../app.js';
-import type { ChatRouteOptions } from './options.js';
-import { sessionScopeFromLog } from './sessionScopeFromLog.js';
+import { buildApp } from '../app.js';
+import type { ChatRouteOptions } from '../routes/chat/options.js';
+import { sessionScopeFromLog } from '../routes/chat/sessionScopeFromLog.js';
 
 export const JWT_SECRET = 'chat-test-secret-of-at-least-32-characters';
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { AnalyticsQueryError, ParseResult } from './analyticsQueryError.js';
+import type { AnalyticsQueryError, ParseResult } from '../analyticsQueryError.js';
 
 /** Test helpers shared by the parser specs (not exported from the package). */
 
