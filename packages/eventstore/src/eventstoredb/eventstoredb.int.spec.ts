@@ -13,8 +13,9 @@ if (!url) {
     [
       '',
       '!! EventStoreDB contract suite SKIPPED: EVENTSTORE_URL is not set.',
-      '!! No EventStoreDB can run on this machine (no Docker, no binary), so the adapter is covered here only',
-      '!! by its unit specs. Against a server (e.g. `docker run -p 2113:2113 eventstore/eventstore:24.10',
+      '!! No EventStoreDB can run on this machine (no Docker, no binary), so the adapter is covered here by',
+      '!! its unit specs and the contract suite on the in-memory stand-in (eventstoredbStandIn.unit.spec.ts).',
+      '!! Against a server (e.g. `docker run -p 2113:2113 eventstore/eventstore:24.10',
       '!! --insecure --run-projections=All`), run:',
       '!!   EVENTSTORE_URL=esdb://localhost:2113?tls=false npx vitest run packages/eventstore',
       '',
