@@ -1,4 +1,4 @@
-/** The API shapes the session screens read (docs/api.md, docs/traces.md, /work/notes/issue10.md). */
+/** The API shapes the session screens read (docs/api.md, docs/traces.md). */
 
 import type { Freshness } from '../api.js';
 
