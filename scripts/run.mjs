@@ -52,6 +52,8 @@ if (command === 'start') {
   step(node, [join(root, 'apps/cli/bin/parley.js'), 'start', ...rest]);
 } else {
   step('npm', ['run', '--silent', 'check']);
+  // The dependency rules between the workspaces (docs/decisions.md, "Dependency rules").
+  step(node, [join(root, 'scripts/check-deps.mjs')]);
   step('npm', ['run', '--silent', 'typecheck']);
   step(node, [join(root, 'node_modules/vitest/vitest.mjs'), 'run', ...rest]);
 }
