@@ -221,7 +221,11 @@ describe('GET /api/v1/sdk/config/{projectId}', () => {
     const res = await getConfig(other.id, { 'x-api-key': key.key, origin: SHOP });
     expectError(res, 404, 'PROJECT_NOT_FOUND');
     expectCors(res, SHOP);
-    expectError(await getConfig('no-such-project', { 'x-api-key': key.key, origin: SHOP }), 404, 'PROJECT_NOT_FOUND');
+    expectError(
+      await getConfig('no-such-project', { 'x-api-key': key.key, origin: SHOP }),
+      404,
+      'PROJECT_NOT_FOUND',
+    );
   });
 
   it('400 VALIDATION_ERROR for a project id over 128 characters', async () => {
