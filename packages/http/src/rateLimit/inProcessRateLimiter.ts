@@ -6,44 +6,65 @@ export interface InProcessRateLimiterOptions {
   now?: () => number;
 }
 
-interface Window {
-  count: number;
-  resetAt: number;
+/** A key's admitted requests, oldest first; `head` is the first one still in the window. */
+interface Log {
+  times: number[];
+  head: number;
+}
+
+/** Drops the admitted requests at or before `since`; compacts once most of the array is dead. */
+function prune(log: Log, since: number): void {
+  while (log.head < log.times.length && (log.times[log.head] as number) <= since) log.head += 1;
+  if (log.head > 64 && log.head * 2 > log.times.length) {
+    log.times = log.times.slice(log.head);
+    log.head = 0;
+  }
 }
 
 /**
- * The rate limiter of a single process (REDIS_URL unset), with the Redis
- * implementation's semantics. When `maxKeys` windows are live, expired ones
- * are swept; if none has expired the oldest window is dropped, which can only
- * let that key through early (fail open), never block a caller wrongly.
+ * The rate limiter of a single process (REDIS_URL unset, or Redis away), with the Redis
+ * implementation's semantics (rateLimiter.ts). A key holds at most `limit` timestamps. When
+ * `maxKeys` keys are live, keys whose window is empty are swept; if none is, the key admitted least
+ * recently is dropped, which can only let that key through early (fail open), never block a caller
+ * wrongly.
  */
 export function createInProcessRateLimiter(options: InProcessRateLimiterOptions = {}): RateLimiter {
   const maxKeys = options.maxKeys ?? 10_000;
   const now = options.now ?? Date.now;
-  const windows = new Map<string, Window>();
+  const logs = new Map<string, Log & { windowMs: number }>();
 
   function makeRoom(at: number): void {
-    for (const [key, window] of windows) if (window.resetAt <= at) windows.delete(key);
-    while (windows.size >= maxKeys) {
-      const oldest = windows.keys().next();
+    for (const [key, log] of logs) {
+      const newest = log.times[log.times.length - 1];
+      if (newest === undefined || newest <= at - log.windowMs) logs.delete(key);
+    }
+    while (logs.size >= maxKeys) {
+      const oldest = logs.keys().next();
       if (oldest.done) break;
-      windows.delete(oldest.value);
+      logs.delete(oldest.value);
     }
   }
 
   return {
     async consume(key, limit, windowMs) {
       const at = now();
-      let window = windows.get(key);
-      if (window === undefined || window.resetAt <= at) {
-        windows.delete(key);
-        if (windows.size >= maxKeys) makeRoom(at);
-        window = { count: 0, resetAt: at + windowMs };
-        // Re-inserted so Map order stays oldest-window-first for eviction.
-        windows.set(key, window);
+      let log = logs.get(key);
+      if (log === undefined) {
+        if (logs.size >= maxKeys) makeRoom(at);
+        log = { times: [], head: 0, windowMs };
       }
-      window.count += 1;
-      return decide(window.count, limit, window.resetAt);
+      log.windowMs = windowMs;
+      prune(log, at - windowMs);
+      const count = log.times.length - log.head;
+      const allowed = count < limit;
+      if (allowed) log.times.push(at);
+      // Re-inserted so Map order stays least-recently-admitted first for eviction.
+      if (allowed || !logs.has(key)) {
+        logs.delete(key);
+        logs.set(key, log);
+      }
+      const oldest = log.times[log.head] ?? at;
+      return decide(allowed, allowed ? count + 1 : count, limit, oldest + windowMs);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connectTestRedis } from '@parley/platform/testing/redis';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -60,12 +61,27 @@ if (connected) {
       }
     });
 
-    it('restores a lost expiry instead of counting forever', async () => {
-      await redis.set(`${prefix}no-ttl`, '7');
-      const decision = await createRedisRateLimiter({ redis, prefix }).consume('no-ttl', 10, 2_000);
-      expect(decision).toMatchObject({ allowed: true, remaining: 2 });
-      expect(await redis.pttl(`${prefix}no-ttl`)).toBeGreaterThan(0);
-      await redis.del(`${prefix}no-ttl`);
+    it('replaces a counter of the former fixed window instead of failing', async () => {
+      await redis.set(`${prefix}old-counter`, '7');
+      const decision = await createRedisRateLimiter({ redis, prefix }).consume('old-counter', 10, 2_000);
+      expect(decision).toMatchObject({ allowed: true, remaining: 9 });
+      expect(await redis.type(`${prefix}old-counter`)).toBe('zset');
+      expect(await redis.pttl(`${prefix}old-counter`)).toBeGreaterThan(0);
+      await redis.del(`${prefix}old-counter`);
+    });
+
+    it('slides: requests late in one window still count at the start of the next', async () => {
+      const limiter = createRedisRateLimiter({ redis, prefix });
+      const k = `slide:${Date.now()}`;
+      const first = await limiter.consume(k, 5, 1_000);
+      await sleep(500);
+      for (let i = 0; i < 4; i += 1) expect((await limiter.consume(k, 5, 1_000)).allowed).toBe(true);
+      // Past the first request's window, inside the other four's: one place only.
+      await sleep(Math.max(0, first.resetAt - Date.now()) + 100);
+      const after = [];
+      for (let i = 0; i < 5; i += 1) after.push((await limiter.consume(k, 5, 1_000)).allowed);
+      expect(after).toEqual([true, false, false, false, false]);
+      await redis.del(`${prefix}${k}`);
     });
   });
 }
