@@ -1,3 +1,4 @@
+import { ParleyError } from '@parley/platform/errors';
 import type { z } from 'zod';
 
 /** One validation problem: where (path inside the event data) and what. Never echoes the value. */
@@ -23,9 +24,8 @@ export function issuesOf(error: z.ZodError): EventIssue[] {
  * Event data that does not match its schema: on append (a producer bug, nothing was written) or
  * on read (a stored event that cannot be interpreted, which a projection must stop on, not skip).
  */
-export class InvalidEventDataError extends Error {
+export class InvalidEventDataError extends ParleyError {
   override readonly name = 'InvalidEventDataError';
-  readonly code = 'INVALID_EVENT_DATA';
   constructor(
     readonly eventType: string,
     readonly schemaVersion: number,
@@ -33,17 +33,22 @@ export class InvalidEventDataError extends Error {
     readonly eventId?: string,
   ) {
     super(
+      'INVALID_EVENT_DATA',
+      500,
       `invalid ${eventType} v${schemaVersion} data${eventId === undefined ? '' : ` (event ${eventId})`}: ${describe(issues)}`,
     );
   }
 }
 
 /** toAppend was asked for a type the catalog does not define. */
-export class UnknownEventTypeError extends Error {
+export class UnknownEventTypeError extends ParleyError {
   override readonly name = 'UnknownEventTypeError';
-  readonly code = 'UNKNOWN_EVENT_TYPE';
   constructor(readonly eventType: string) {
-    super(`unknown event type ${JSON.stringify(eventType)}: add it to the catalog in @parley/events first`);
+    super(
+      'UNKNOWN_EVENT_TYPE',
+      500,
+      `unknown event type ${JSON.stringify(eventType)}: add it to the catalog in @parley/events first`,
+    );
   }
 }
 
@@ -51,9 +56,8 @@ export class UnknownEventTypeError extends Error {
  * A stored event whose schemaVersion this build cannot upcast: written by newer code (deploy the
  * newer code to every reader first) or not a valid version at all.
  */
-export class UnsupportedSchemaVersionError extends Error {
+export class UnsupportedSchemaVersionError extends ParleyError {
   override readonly name = 'UnsupportedSchemaVersionError';
-  readonly code = 'UNSUPPORTED_SCHEMA_VERSION';
   constructor(
     readonly eventType: string,
     readonly schemaVersion: number,
@@ -62,6 +66,8 @@ export class UnsupportedSchemaVersionError extends Error {
   ) {
     const which = eventId === undefined ? eventType : `${eventType} event ${eventId}`;
     super(
+      'UNSUPPORTED_SCHEMA_VERSION',
+      500,
       schemaVersion > currentVersion
         ? `${which} has schemaVersion ${schemaVersion}, newer than this build's ${currentVersion}: ` +
             'readers must be deployed before the writers of a new version'

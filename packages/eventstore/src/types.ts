@@ -1,3 +1,4 @@
+import { ParleyError } from '@parley/platform/errors';
 /**
  * The EventStore port (DESIGN.md "The log store"). Two adapters implement it,
  * PostgreSQL (the default) and EventStoreDB, and both pass the contract suite
@@ -79,27 +80,33 @@ export interface EventStore {
   close(): Promise<void>;
 }
 
-export class WrongExpectedVersionError extends Error {
+export class WrongExpectedVersionError extends ParleyError {
   override readonly name = 'WrongExpectedVersionError';
-  readonly code = 'WRONG_EXPECTED_VERSION';
   constructor(
     readonly stream: string,
     readonly expected: ExpectedRevision,
     /** The stream's revision when the append was refused; 'no_stream' when it does not exist. */
     readonly actual: bigint | 'no_stream',
   ) {
-    super(`append to ${stream}: expected revision ${String(expected)}, stream is at ${String(actual)}`);
+    super(
+      'WRONG_EXPECTED_VERSION',
+      500,
+      `append to ${stream}: expected revision ${String(expected)}, stream is at ${String(actual)}`,
+    );
   }
 }
 
 /** Some, but not all, of an append's event ids are already in the log. */
-export class EventIdConflictError extends Error {
+export class EventIdConflictError extends ParleyError {
   override readonly name = 'EventIdConflictError';
-  readonly code = 'EVENT_ID_CONFLICT';
   constructor(
     readonly stream: string,
     readonly eventIds: string[],
   ) {
-    super(`append to ${stream}: event ids already recorded elsewhere or in part: ${eventIds.join(', ')}`);
+    super(
+      'EVENT_ID_CONFLICT',
+      500,
+      `append to ${stream}: event ids already recorded elsewhere or in part: ${eventIds.join(', ')}`,
+    );
   }
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ParleyError } from './errors.js';
 
 /**
  * Parley's configuration: environment variables, parsed once per process and
@@ -409,10 +410,10 @@ export const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema>;
 
-export class ConfigError extends Error {
+export class ConfigError extends ParleyError {
   override readonly name = 'ConfigError';
   constructor(readonly issues: string[]) {
-    super(`Invalid configuration:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
+    super('CONFIG_INVALID', 500, `Invalid configuration:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
   }
 }
 

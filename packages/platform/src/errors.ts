@@ -27,3 +27,11 @@ export class ParleyError extends Error {
     this.exposeDetails = options?.exposeDetails === true;
   }
 }
+
+/**
+ * The one way to recognise an error: by its stable `code`, never by class name or message. With no
+ * codes, any ParleyError matches.
+ */
+export function isParleyError(err: unknown, ...codes: readonly string[]): err is ParleyError {
+  return err instanceof ParleyError && (codes.length === 0 || codes.includes(err.code));
+}

@@ -27,7 +27,7 @@ export {
   freePort,
   startEmbeddedPostgres,
 } from './embeddedPostgres.js';
-export { ParleyError } from './errors.js';
+export { isParleyError, ParleyError } from './errors.js';
 export { derivedUuid, newId } from './ids.js';
 export {
   ensureQueue,

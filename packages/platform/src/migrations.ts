@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Pool, PoolClient } from './db.js';
+import { ParleyError } from './errors.js';
 
 /**
  * Each package that owns tables ships a MigrationSet: ordered SQL files in its
@@ -39,8 +40,11 @@ const LEDGER = `
     primary key (set_name, id)
   )`;
 
-export class MigrationError extends Error {
+export class MigrationError extends ParleyError {
   override readonly name = 'MigrationError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('MIGRATION_FAILED', 500, message, options);
+  }
 }
 
 interface Applied {

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '@parley/eventstore';
+import { ParleyError } from '@parley/platform';
 import { type ColumnSpec, type ColumnValue, columnNullable, columnType, columnTypes } from './columnTypes.js';
 import { ddlHash } from './ddl.js';
 
@@ -119,8 +120,11 @@ const IDENT = /^[a-z][a-z0-9_]*$/;
 // Leaves room for `_g<generation>_i<n>` and `_pkey` within PostgreSQL's 63 bytes.
 const MAX_TABLE_NAME = 44;
 
-export class ProjectionDefinitionError extends Error {
+export class ProjectionDefinitionError extends ParleyError {
   override readonly name = 'ProjectionDefinitionError';
+  constructor(message: string) {
+    super('PROJECTION_DEFINITION_INVALID', 500, message);
+  }
 }
 
 export function defineProjection<const Tables extends Record<string, TableSpec>>(

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '@parley/eventstore';
+import { ParleyError } from '@parley/platform';
 
 /**
  * A handler threw, returned a row the table cannot hold, or the batch's rows
@@ -6,9 +7,8 @@ import type { RecordedEvent } from '@parley/eventstore';
  * are pure, so retrying the same events gives the same error: the runner marks
  * the projection failed instead of retrying or skipping.
  */
-export class ProjectionHandlerError extends Error {
+export class ProjectionHandlerError extends ParleyError {
   override readonly name = 'ProjectionHandlerError';
-  readonly code = 'PROJECTION_HANDLER_FAILED';
   readonly eventId: string | undefined;
   readonly eventType: string | undefined;
 
@@ -20,30 +20,38 @@ export class ProjectionHandlerError extends Error {
     cause: unknown,
   ) {
     const what = event ? `event ${event.eventId} (${event.type})` : 'the batch';
-    super(`projection ${projection}, table ${table}: ${phase} failed on ${what}: ${messageOf(cause)}`, {
-      cause,
-    });
+    super(
+      'PROJECTION_HANDLER_FAILED',
+      500,
+      `projection ${projection}, table ${table}: ${phase} failed on ${what}: ${messageOf(cause)}`,
+      { cause },
+    );
     this.eventId = event?.eventId;
     this.eventType = event?.type;
   }
 }
 
 /** The checkpoint moved, or the generation stopped being the one written: the batch was not applied. */
-export class CheckpointConflictError extends Error {
+export class CheckpointConflictError extends ParleyError {
   override readonly name = 'CheckpointConflictError';
-  readonly code = 'PROJECTION_CHECKPOINT_CONFLICT';
   constructor(
     readonly projection: string,
     readonly generation: number,
   ) {
-    super(`projection ${projection} generation ${generation}: checkpoint changed or generation not writable`);
+    super(
+      'PROJECTION_CHECKPOINT_CONFLICT',
+      500,
+      `projection ${projection} generation ${generation}: checkpoint changed or generation not writable`,
+    );
   }
 }
 
 /** Another process holds the lock this operation needs (a rebuild of the same projection). */
-export class ProjectionBusyError extends Error {
+export class ProjectionBusyError extends ParleyError {
   override readonly name = 'ProjectionBusyError';
-  readonly code = 'PROJECTION_BUSY';
+  constructor(message: string) {
+    super('PROJECTION_BUSY', 500, message);
+  }
 }
 
 export function messageOf(err: unknown): string {

@@ -4,6 +4,7 @@ import { withLogTransaction } from '@parley/eventstore';
 import {
   isMissingRelation,
   nullIfQueueMissing,
+  ParleyError,
   type Pool,
   type PoolClient,
   pgBossQueueExists,
@@ -66,23 +67,27 @@ export interface RebuildJobSender {
 }
 
 /** A queued or running rebuild of the projection exists: one at a time. */
-export class RebuildInProgressError extends Error {
+export class RebuildInProgressError extends ParleyError {
   override readonly name = 'RebuildInProgressError';
-  readonly code = 'REBUILD_IN_PROGRESS';
   constructor(
     readonly projection: string,
     readonly rebuildId: string,
   ) {
-    super(`a rebuild of projection ${projection} is already queued or running (${rebuildId})`);
+    super(
+      'REBUILD_IN_PROGRESS',
+      409,
+      `a rebuild of projection ${projection} is already queued or running (${rebuildId})`,
+    );
   }
 }
 
 /** The worker never ran: pg-boss's schema or the `projection-rebuild` queue does not exist. */
-export class RebuildQueueMissingError extends Error {
+export class RebuildQueueMissingError extends ParleyError {
   override readonly name = 'RebuildQueueMissingError';
-  readonly code = 'QUEUE_UNAVAILABLE';
   constructor() {
     super(
+      'QUEUE_UNAVAILABLE',
+      503,
       `the ${PROJECTION_REBUILD_QUEUE} queue does not exist: start the worker once (it creates the queue)`,
     );
   }

@@ -1,5 +1,5 @@
 import type { Pool } from '@parley/platform';
-import { readSnapshot } from '@parley/platform';
+import { ParleyError, readSnapshot } from '@parley/platform';
 import { sessionKnown } from './sessionKnown.js';
 import { type SessionMetrics, sessionMetrics } from './sessionMetrics.js';
 import { type TraceAnalysis, traceAnalysis } from './traceAnalysis.js';
@@ -8,10 +8,10 @@ import type { TraceEventRow, TraceGenerationRow } from './tracesProjection.js';
 /** The most trace events a session may have for /metrics and /analysis (they hold them in memory). */
 export const MAX_ANALYSED_EVENTS = 50_000;
 
-export class TraceTooLargeError extends Error {
+export class TraceTooLargeError extends ParleyError {
   override readonly name = 'TraceTooLargeError';
   constructor(readonly limit: number) {
-    super(`the session has more than ${limit} trace events`);
+    super('TRACE_TOO_LARGE', 500, `the session has more than ${limit} trace events`);
   }
 }
 

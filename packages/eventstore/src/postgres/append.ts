@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from '@parley/platform';
+import { ParleyError } from '@parley/platform/errors';
 import {
   type AppendResult,
   EventIdConflictError,
@@ -16,11 +17,12 @@ export type Queryable = Pool | PoolClient;
  * or two 'any' appends racing for the row). Retry the whole transaction: a new
  * transaction id is larger than every committed one. `append` retries itself.
  */
-export class AppendOrderConflictError extends Error {
+export class AppendOrderConflictError extends ParleyError {
   override readonly name = 'AppendOrderConflictError';
-  readonly code = 'APPEND_ORDER_CONFLICT';
   constructor(readonly stream: string) {
     super(
+      'APPEND_ORDER_CONFLICT',
+      500,
       `append to ${stream}: an earlier transaction appended to this stream after this transaction started; retry the transaction`,
     );
   }

@@ -1,15 +1,17 @@
+import { ParleyError } from '@parley/platform/errors';
 import type { Queryable } from './append.js';
 
 /** The log holds transaction ids this cluster has not reached: a logical restore into a new cluster. */
-export class LogAheadOfClusterError extends Error {
+export class LogAheadOfClusterError extends ParleyError {
   override readonly name = 'LogAheadOfClusterError';
-  readonly code = 'LOG_AHEAD_OF_CLUSTER';
   constructor(
     readonly storedTransactionId: bigint,
     readonly clusterNextTransactionId: bigint,
   ) {
     const epoch = (storedTransactionId >> 32n) + 1n;
     super(
+      'LOG_AHEAD_OF_CLUSTER',
+      500,
       `the event log holds transaction id ${storedTransactionId} but this PostgreSQL cluster is only at ` +
         `${clusterNextTransactionId}: the log was copied logically (pg_dump/pg_restore, COPY) into another ` +
         'cluster. New events would sort before events readers have already passed, and they would never ' +

@@ -1,23 +1,24 @@
+import { ParleyError } from '@parley/platform/errors';
 /** How a browser should present a media object: play it in place, or save it. */
 export type Disposition = 'inline' | 'attachment';
 
 /** The object a key names does not exist (never written, deleted, or lost). */
-export class MediaObjectMissingError extends Error {
+export class MediaObjectMissingError extends ParleyError {
   override readonly name = 'MediaObjectMissingError';
   constructor(readonly key: string) {
-    super('media object missing');
+    super('MEDIA_OBJECT_MISSING', 500, 'media object missing');
   }
 }
 
 /** The requested byte range starts at or beyond the end of the object (HTTP 416). */
-export class MediaRangeNotSatisfiableError extends Error {
+export class MediaRangeNotSatisfiableError extends ParleyError {
   override readonly name = 'MediaRangeNotSatisfiableError';
   constructor(
     readonly key: string,
     /** Size of the whole object, for `Content-Range: bytes *\/<bytes>`. */
     readonly bytes: number,
   ) {
-    super('requested range not satisfiable');
+    super('MEDIA_RANGE_NOT_SATISFIABLE', 500, 'requested range not satisfiable');
   }
 }
 

@@ -1,3 +1,4 @@
+import { ParleyError } from '@parley/platform';
 import type { LlmUsage } from '../providers/types.js';
 import { BUILT_IN_PRICE_CARDS } from './builtInPriceCards.js';
 import { type ModelPrice, type PriceCard, parsePriceCard } from './priceCard.js';
@@ -22,9 +23,9 @@ export interface PriceCards {
   cost(card: PriceCard, model: string, usage: CostUsage): CallCost;
 }
 
-export class DuplicatePriceCardVersionError extends Error {
+export class DuplicatePriceCardVersionError extends ParleyError {
   constructor(readonly version: string) {
-    super(`Two price cards share version "${version}"`);
+    super('DUPLICATE_PRICE_CARD_VERSION', 500, `Two price cards share version "${version}"`);
     this.name = 'DuplicatePriceCardVersionError';
   }
 }
