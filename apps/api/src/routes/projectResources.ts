@@ -42,3 +42,21 @@ export function requireChannelKey<T>(store: T | null, what: string): T {
   }
   return store;
 }
+
+/**
+ * The access of the resources of the channels (channel connections, webhook subscriptions): tag
+ * `channels`, reading needs `channel_connection:read`, changing `channel_connection:write`, and
+ * 503 CHANNELS_NOT_CONFIGURED without CHANNEL_CREDENTIALS_KEY (requireChannelKey).
+ */
+export function channelResourceAccess(options: {
+  verifyApiKey: VerifyApiKey;
+  verifyJwt?: VerifyJwt | undefined;
+}) {
+  const { auth, security, errors } = projectResourceRoutes(options);
+  return {
+    common: { tags: ['channels'], security },
+    errors: { ...errors, 503: errorResponses.standard },
+    read: auth('channel_connection:read'),
+    write: auth('channel_connection:write'),
+  };
+}

@@ -9,7 +9,8 @@ import {
 import { addRoute, errorResponses, HttpError, type VerifyApiKey, type VerifyJwt } from '@parley/http';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { projectResourceRoutes, requireChannelKey } from '../projectResources.js';
+import { itemParams, projectCrudRoutes, projectParams } from '../projectCrudRoutes.js';
+import { channelResourceAccess, requireChannelKey } from '../projectResources.js';
 
 export interface ChannelConnectionsRouteOptions {
   verifyApiKey: VerifyApiKey;
@@ -77,23 +78,11 @@ const toBody = (c: ChannelConnection): ConnectionBody => ({
   updatedAt: c.updatedAt.toISOString(),
 });
 
-const projectParams = z.object({ projectId: z.string().min(1).max(256) });
-const connectionParams = projectParams.extend({ id: z.string().min(1).max(64) });
-const listQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  offset: z.coerce.number().int().min(0).default(0),
-});
 const one = z.object({
   success: z.literal(true),
   connection: connectionBody,
   webhookRegistration: webhookRegistrationBody.optional(),
 });
-const many = z.object({
-  success: z.literal(true),
-  connections: z.array(connectionBody),
-  pagination: z.object({ total: z.int(), limit: z.int(), offset: z.int() }),
-});
-
 const notFound = (id: string) =>
   new HttpError('CHANNEL_CONNECTION_NOT_FOUND', 404, `channel connection not found: ${id}`);
 
@@ -107,7 +96,7 @@ export const channelConnectionsRoutes: FastifyPluginAsync<ChannelConnectionsRout
   app,
   options,
 ) => {
-  const { auth, security, errors: resourceErrors } = projectResourceRoutes(options);
+  const access = channelResourceAccess(options);
   const store = (): ConnectionStore => requireChannelKey(options.connections, 'Channel connections');
   /**
    * Registers the webhook where the service does it itself: the adapter's missing credentials (a
@@ -160,31 +149,22 @@ export const channelConnectionsRoutes: FastifyPluginAsync<ChannelConnectionsRout
     ...(saved.registration === undefined ? {} : { webhookRegistration: saved.registration }),
   });
 
-  const common = { tags: ['channels'], security };
-  const errors = { ...resourceErrors, 503: errorResponses.standard };
+  const { common, errors } = access;
   const base = '/api/projects/:projectId/channel-connections';
-
-  addRoute(app, {
-    ...common,
-    method: 'GET',
-    url: base,
-    summary: "List a project's channel connections (oldest first)",
-    operationId: 'listChannelConnections',
-    params: projectParams,
-    querystring: listQuery,
-    response: { 200: many, ...errors },
-    preHandler: auth('channel_connection:read'),
-    handler: async (request, reply) => {
-      const { limit, offset } = request.query;
-      const page = await store().list(request.params.projectId, { limit, offset });
-      reply.header('cache-control', 'no-store');
-      return {
-        success: true as const,
-        connections: page.connections.map(toBody),
-        pagination: { total: page.total, limit, offset },
-      };
+  const routes = projectCrudRoutes(app, access, {
+    base,
+    names: {
+      operation: 'ChannelConnection',
+      label: 'channel connection',
+      one: 'connection',
+      many: 'connections',
     },
+    item: { body: connectionBody, toBody, response: one },
+    store,
+    notFound,
   });
+
+  routes.list();
 
   addRoute(app, {
     ...common,
@@ -198,7 +178,7 @@ export const channelConnectionsRoutes: FastifyPluginAsync<ChannelConnectionsRout
     params: projectParams,
     body: connectionInputSchema,
     response: { 201: one, ...errors, 409: errorResponses.standard },
-    preHandler: auth('channel_connection:write'),
+    preHandler: access.write,
     handler: async (request, reply) => {
       const saved = await registerWebhook(
         request,
@@ -209,22 +189,7 @@ export const channelConnectionsRoutes: FastifyPluginAsync<ChannelConnectionsRout
     },
   });
 
-  addRoute(app, {
-    ...common,
-    method: 'GET',
-    url: `${base}/:id`,
-    summary: 'Show one channel connection',
-    operationId: 'getChannelConnection',
-    params: connectionParams,
-    response: { 200: one, ...errors },
-    preHandler: auth('channel_connection:read'),
-    handler: async (request, reply) => {
-      const connection = await store().get(request.params.projectId, request.params.id);
-      if (connection === null) throw notFound(request.params.id);
-      reply.header('cache-control', 'no-store');
-      return { success: true as const, connection: toBody(connection) };
-    },
-  });
+  routes.get();
 
   addRoute(app, {
     ...common,
@@ -235,10 +200,10 @@ export const channelConnectionsRoutes: FastifyPluginAsync<ChannelConnectionsRout
       'Only the fields given change; `null` clears name, agentName, deploymentId. `credentials` merges: a string sets ' +
       'one, null removes it. `settings` replaces. `active: true` also clears the `error` status.',
     operationId: 'updateChannelConnection',
-    params: connectionParams,
+    params: itemParams,
     body: connectionPatchSchema,
     response: { 200: one, ...errors, 409: errorResponses.standard },
-    preHandler: auth('channel_connection:write'),
+    preHandler: access.write,
     handler: async (request, reply) => {
       const connection = await store().update(request.params.projectId, request.params.id, request.body);
       const body = request.body;
@@ -253,20 +218,5 @@ export const channelConnectionsRoutes: FastifyPluginAsync<ChannelConnectionsRout
     },
   });
 
-  addRoute(app, {
-    ...common,
-    method: 'DELETE',
-    url: `${base}/:id`,
-    summary: 'Delete a channel connection',
-    operationId: 'deleteChannelConnection',
-    params: connectionParams,
-    response: { 204: z.null().describe('Deleted'), ...errors },
-    preHandler: auth('channel_connection:write'),
-    handler: async (request, reply) => {
-      const deleted = await store().delete(request.params.projectId, request.params.id);
-      if (!deleted) throw notFound(request.params.id);
-      reply.status(204);
-      return null;
-    },
-  });
+  routes.delete();
 };

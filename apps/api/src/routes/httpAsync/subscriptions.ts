@@ -8,10 +8,11 @@ import {
   WEBHOOK_EVENT_TYPES,
   type WebhookSubscription,
 } from '@parley/channels';
-import { addRoute, errorResponses, HttpError, type VerifyApiKey, type VerifyJwt } from '@parley/http';
+import { addRoute, HttpError, type VerifyApiKey, type VerifyJwt } from '@parley/http';
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { projectResourceRoutes, requireChannelKey } from '../projectResources.js';
+import { itemParams, projectCrudRoutes, projectParams } from '../projectCrudRoutes.js';
+import { channelResourceAccess, requireChannelKey } from '../projectResources.js';
 
 export interface HttpAsyncSubscriptionsRouteOptions {
   verifyApiKey: VerifyApiKey;
@@ -41,12 +42,6 @@ const toBody = (s: WebhookSubscription): SubscriptionBody => ({
   updatedAt: s.updatedAt.toISOString(),
 });
 
-const projectParams = z.object({ projectId: z.string().min(1).max(256) });
-const subscriptionParams = projectParams.extend({ id: z.string().min(1).max(64) });
-const listQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
-  offset: z.coerce.number().int().min(0).default(0),
-});
 const one = z.object({ success: z.literal(true), subscription: subscriptionBody });
 const withSecret = one.extend({
   secret: z
@@ -55,11 +50,6 @@ const withSecret = one.extend({
     .describe(
       'HMAC subscriptions only: the signing secret, returned this once (store it now; rotate-secret makes a new one)',
     ),
-});
-const many = z.object({
-  success: z.literal(true),
-  subscriptions: z.array(subscriptionBody),
-  pagination: z.object({ total: z.int(), limit: z.int(), offset: z.int() }),
 });
 /** The standard envelope plus the guard's reason (an exposed detail of CallbackUrlRefusedError). */
 const badRequest = z
@@ -98,34 +88,29 @@ export const httpAsyncSubscriptionsRoutes: FastifyPluginAsync<HttpAsyncSubscript
   app,
   options,
 ) => {
-  const { auth, security, errors: resourceErrors } = projectResourceRoutes(options);
+  const access = channelResourceAccess(options);
   const store = (): SubscriptionStore => requireChannelKey(options.subscriptions, 'Webhook subscriptions');
 
-  const common = { tags: ['channels'], security };
-  const errors = { ...resourceErrors, 503: errorResponses.standard };
+  const { common, errors } = access;
   const base = '/api/projects/:projectId/webhook-subscriptions';
-
-  addRoute(app, {
-    ...common,
-    method: 'GET',
-    url: base,
-    summary: "List a project's webhook subscriptions (oldest first; deleted ones are left out)",
-    operationId: 'listWebhookSubscriptions',
-    params: projectParams,
-    querystring: listQuery,
-    response: { 200: many, ...errors },
-    preHandler: auth('channel_connection:read'),
-    handler: async (request, reply) => {
-      const { limit, offset } = request.query;
-      const page = await store().list(request.params.projectId, { limit, offset });
-      reply.header('cache-control', 'no-store');
-      return {
-        success: true as const,
-        subscriptions: page.subscriptions.map(toBody),
-        pagination: { total: page.total, limit, offset },
-      };
+  const routes = projectCrudRoutes(app, access, {
+    base,
+    names: {
+      operation: 'WebhookSubscription',
+      label: 'webhook subscription',
+      one: 'subscription',
+      many: 'subscriptions',
+    },
+    item: { body: subscriptionBody, toBody, response: one },
+    store,
+    notFound,
+    notes: {
+      list: '; deleted ones are left out',
+      delete: ' (final: it stops receiving events and cannot be resumed)',
     },
   });
+
+  routes.list();
 
   addRoute(app, {
     ...common,
@@ -140,7 +125,7 @@ export const httpAsyncSubscriptionsRoutes: FastifyPluginAsync<HttpAsyncSubscript
     params: projectParams,
     body: subscriptionInputSchema,
     response: { 201: withSecret, ...errors, 400: badRequest },
-    preHandler: auth('channel_connection:write'),
+    preHandler: access.write,
     // CALLBACK_URL_REFUSED carries `error.details.reason` (an exposed detail of the error).
     handler: async (request, reply) => {
       const saved = await store().create(request.params.projectId, request.body);
@@ -149,22 +134,7 @@ export const httpAsyncSubscriptionsRoutes: FastifyPluginAsync<HttpAsyncSubscript
     },
   });
 
-  addRoute(app, {
-    ...common,
-    method: 'GET',
-    url: `${base}/:id`,
-    summary: 'Show one webhook subscription',
-    operationId: 'getWebhookSubscription',
-    params: subscriptionParams,
-    response: { 200: one, ...errors },
-    preHandler: auth('channel_connection:read'),
-    handler: async (request, reply) => {
-      const subscription = await store().get(request.params.projectId, request.params.id);
-      if (subscription === null) throw notFound(request.params.id);
-      reply.header('cache-control', 'no-store');
-      return { success: true as const, subscription: toBody(subscription) };
-    },
-  });
+  routes.get();
 
   addRoute(app, {
     ...common,
@@ -175,10 +145,10 @@ export const httpAsyncSubscriptionsRoutes: FastifyPluginAsync<HttpAsyncSubscript
       'Only the fields given change. A new callback URL is checked like on create. `status` is active or paused; ' +
       'deleting is DELETE and final. The auth mode cannot change: create a new subscription instead.',
     operationId: 'updateWebhookSubscription',
-    params: subscriptionParams,
+    params: itemParams,
     body: subscriptionPatchSchema,
     response: { 200: one, ...errors, 400: badRequest },
-    preHandler: auth('channel_connection:write'),
+    preHandler: access.write,
     handler: async (request, reply) => {
       const subscription = await store().update(request.params.projectId, request.params.id, request.body);
       reply.header('cache-control', 'no-store');
@@ -186,22 +156,7 @@ export const httpAsyncSubscriptionsRoutes: FastifyPluginAsync<HttpAsyncSubscript
     },
   });
 
-  addRoute(app, {
-    ...common,
-    method: 'DELETE',
-    url: `${base}/:id`,
-    summary: 'Delete a webhook subscription (final: it stops receiving events and cannot be resumed)',
-    operationId: 'deleteWebhookSubscription',
-    params: subscriptionParams,
-    response: { 204: z.null().describe('Deleted'), ...errors },
-    preHandler: auth('channel_connection:write'),
-    handler: async (request, reply) => {
-      const deleted = await store().delete(request.params.projectId, request.params.id);
-      if (!deleted) throw notFound(request.params.id);
-      reply.status(204);
-      return null;
-    },
-  });
+  routes.delete();
 
   addRoute(app, {
     ...common,
@@ -212,11 +167,11 @@ export const httpAsyncSubscriptionsRoutes: FastifyPluginAsync<HttpAsyncSubscript
       'HMAC subscriptions: no body (or `{}`); the answer holds the new `secret`, shown only this once. Bearer ' +
       'subscriptions: `{ "bearerToken": "…" }`, not echoed. The old secret stops working at once.',
     operationId: 'rotateWebhookSubscriptionSecret',
-    params: subscriptionParams,
+    params: itemParams,
     // Fastify hands a bodiless POST over as null.
     body: secretRotationSchema.nullish(),
     response: { 200: withSecret, ...errors },
-    preHandler: auth('channel_connection:write'),
+    preHandler: access.write,
     handler: async (request, reply) => {
       const saved = await store().rotateSecret(
         request.params.projectId,
