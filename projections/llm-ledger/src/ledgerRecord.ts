@@ -1,5 +1,6 @@
 import { sourceLabel, sourceSubtypeLabel } from '@parley/analytics';
 import type { PayloadState } from './ledgerRow.js';
+import { llmCallMeasuresOf } from './llmCallColumns.js';
 import type { LedgerRow } from './llmLedgerProjection.js';
 
 /** The prompt sent and the response received, as recorded (spec 000 §2.3 `payload`). */
@@ -63,16 +64,7 @@ export function toLedgerRecord(row: LedgerSummaryRow): LedgerRecord {
     provider: row.provider,
     environment: row.environment ?? NOT_RECORDED,
     status: row.status as LedgerRecord['status'],
-    inputTokens: row.input_tokens,
-    cachedTokens: row.cached_tokens,
-    completionTokens: row.completion_tokens,
-    reasoningTokens: row.reasoning_tokens,
-    outputTokens: row.output_tokens,
-    totalTokens: row.total_tokens,
-    latencyMs: row.latency_ms,
-    timeToFirstTokenMs: row.time_to_first_token_ms,
-    streamingUsed: row.streaming_used,
-    cost: row.cost,
+    ...llmCallMeasuresOf(row),
     timestamp: row.started_at.toISOString(),
     sessionId: row.session_id ?? NOT_RECORDED,
     callId: row.call_id,

@@ -1,6 +1,7 @@
 import { canonicalChannel, canonicalSource, canonicalSourceSubtype } from '@parley/analytics';
 import type { LlmCallRecordedData } from '@parley/events';
 import type { RecordedEvent } from '@parley/eventstore';
+import { llmCallMeasureValues } from './llmCallColumns.js';
 
 /** What the ledger shows for a model or provider the call did not record (spec 000 §2.3). */
 export const UNKNOWN = 'unknown';
@@ -61,16 +62,7 @@ export function ledgerRow(call: LlmCallRecordedData, event: RecordedEvent) {
     channel_type: call.channelType ?? null,
     status: call.status,
     status_code: call.statusCode,
-    input_tokens: call.usage.inputTokens,
-    cached_tokens: call.usage.cachedTokens,
-    completion_tokens: call.usage.completionTokens,
-    reasoning_tokens: call.usage.reasoningTokens,
-    output_tokens: call.usage.outputTokens,
-    total_tokens: call.usage.totalTokens,
-    latency_ms: call.latencyMs,
-    time_to_first_token_ms: call.timeToFirstTokenMs,
-    streaming_used: call.streamingUsed,
-    cost: call.cost,
+    ...llmCallMeasureValues(call),
     started_at: new Date(call.startedAt),
     // Older names become current ones, so that the filter's canonical names find every call.
     source: canonicalSource(call.source),

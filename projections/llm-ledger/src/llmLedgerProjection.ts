@@ -1,6 +1,7 @@
 import { defineProjection, type RowOf, utcDay } from '@parley/projection-runner';
 import { callOf } from './callOf.js';
 import { ledgerId, ledgerRow, payloadStateOf } from './ledgerRow.js';
+import { llmCallMeasureColumns } from './llmCallColumns.js';
 
 /** The filters a page's index walk can test without visiting the table (the rollup's columns). */
 const FILTER_COLUMNS = ['model', 'provider', 'status', 'environment', 'source', 'source_subtype'] as const;
@@ -45,16 +46,7 @@ export const llmLedgerProjection = defineProjection({
         channel_type: { type: 'text', nullable: true },
         status: 'text',
         status_code: 'integer',
-        input_tokens: 'bigint',
-        cached_tokens: 'bigint',
-        completion_tokens: 'bigint',
-        reasoning_tokens: 'bigint',
-        output_tokens: 'bigint',
-        total_tokens: 'bigint',
-        latency_ms: 'bigint',
-        time_to_first_token_ms: 'bigint',
-        streaming_used: 'boolean',
-        cost: 'double precision',
+        ...llmCallMeasureColumns,
         started_at: 'timestamptz',
         source: 'text',
         source_subtype: 'text',

@@ -1,25 +1,16 @@
 import { TRACE_EVENT_TYPES, type TraceEventType } from '@parley/events';
+import { type LlmCallMeasureRow, tokenCountsOf } from '@parley/projection-llm-ledger/llmCallColumns';
 import type { TokenCounts } from './traceRecord.js';
 import { endOf, subtree, type TraceNode, type TraceTree, traceTree } from './traceTree.js';
 
 /** What the metrics need of a recorded LLM call (a `trace_generations` row, narrowed). */
-export interface GenerationNode {
+export interface GenerationNode extends LlmCallMeasureRow {
   call_id: string;
   span_id: string | null;
   model: string | null;
   provider: string | null;
   status: string;
   status_code: number;
-  input_tokens: number;
-  cached_tokens: number;
-  completion_tokens: number;
-  reasoning_tokens: number;
-  output_tokens: number;
-  total_tokens: number;
-  latency_ms: number;
-  time_to_first_token_ms: number;
-  streaming_used: boolean;
-  cost: number;
   started_at: Date;
 }
 
@@ -164,14 +155,7 @@ export function sessionMetrics(
   const tokenUsage = zeroCounts();
   let totalCost = 0;
   const llmCalls = calls.map((g): LlmCallMetrics => {
-    const counts: TokenCounts = {
-      inputTokens: g.input_tokens,
-      cachedTokens: g.cached_tokens,
-      completionTokens: g.completion_tokens,
-      reasoningTokens: g.reasoning_tokens,
-      outputTokens: g.output_tokens,
-      totalTokens: g.total_tokens,
-    };
+    const counts = tokenCountsOf(g);
     for (const key of Object.keys(tokenUsage) as (keyof TokenCounts)[]) tokenUsage[key] += counts[key];
     totalCost += g.cost;
     return {

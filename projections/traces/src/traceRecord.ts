@@ -1,26 +1,16 @@
 import type { TraceEventType } from '@parley/events';
+import { type LlmCallMeasures, llmCallMeasuresOf } from '@parley/projection-llm-ledger/llmCallColumns';
 import type { TraceEventRow, TraceGenerationRow } from './tracesProjection.js';
 
-/** The token usage of a call, as recorded (spec 000 §2.3 names). */
-export interface TokenCounts {
-  inputTokens: number;
-  cachedTokens: number;
-  completionTokens: number;
-  reasoningTokens: number;
-  outputTokens: number;
-  totalTokens: number;
-}
+export type { TokenCounts } from '@parley/projection-llm-ledger/llmCallColumns';
+export { tokenCountsOf } from '@parley/projection-llm-ledger/llmCallColumns';
 
 /** The LLM call an `llm_call` trace event points at (its `llmCallId`), from LlmCallRecorded. */
-export interface TraceLlmCall extends TokenCounts {
+export interface TraceLlmCall extends LlmCallMeasures {
   callId: string;
   model: string | null;
   provider: string | null;
   status: string;
-  latencyMs: number;
-  timeToFirstTokenMs: number;
-  streamingUsed: boolean;
-  cost: number;
 }
 
 /**
@@ -48,26 +38,13 @@ export interface TraceEventRecord {
   llmCall: TraceLlmCall | null;
 }
 
-export const tokenCountsOf = (g: TraceGenerationRow): TokenCounts => ({
-  inputTokens: g.input_tokens,
-  cachedTokens: g.cached_tokens,
-  completionTokens: g.completion_tokens,
-  reasoningTokens: g.reasoning_tokens,
-  outputTokens: g.output_tokens,
-  totalTokens: g.total_tokens,
-});
-
 export function toTraceLlmCall(g: TraceGenerationRow): TraceLlmCall {
   return {
     callId: g.call_id,
     model: g.model,
     provider: g.provider,
     status: g.status,
-    ...tokenCountsOf(g),
-    latencyMs: g.latency_ms,
-    timeToFirstTokenMs: g.time_to_first_token_ms,
-    streamingUsed: g.streaming_used,
-    cost: g.cost,
+    ...llmCallMeasuresOf(g),
   };
 }
 

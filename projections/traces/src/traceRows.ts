@@ -1,5 +1,6 @@
 import type { LlmCallRecordedData, TraceEventRecordedData } from '@parley/events';
 import type { RecordedEvent } from '@parley/eventstore';
+import { llmCallMeasureValues } from '@parley/projection-llm-ledger/llmCallColumns';
 
 /** The `trace_events` row of one TraceEventRecorded (see tracesProjection). */
 export function traceEventRow(trace: TraceEventRecordedData, event: RecordedEvent) {
@@ -77,16 +78,7 @@ export function generationRow(call: LlmCallRecordedData & { sessionId: string },
     environment: call.environment ?? null,
     channel: call.channel ?? null,
     channel_type: call.channelType ?? null,
-    input_tokens: call.usage.inputTokens,
-    cached_tokens: call.usage.cachedTokens,
-    completion_tokens: call.usage.completionTokens,
-    reasoning_tokens: call.usage.reasoningTokens,
-    output_tokens: call.usage.outputTokens,
-    total_tokens: call.usage.totalTokens,
-    latency_ms: call.latencyMs,
-    time_to_first_token_ms: call.timeToFirstTokenMs,
-    streaming_used: call.streamingUsed,
-    cost: call.cost,
+    ...llmCallMeasureValues(call),
     price_card_version: call.priceCardVersion ?? null,
     source: call.source,
     source_subtype: call.sourceSubtype,

@@ -1,3 +1,4 @@
+import { llmCallMeasureColumns } from '@parley/projection-llm-ledger/llmCallColumns';
 import { defineProjection, type RowOf } from '@parley/projection-runner';
 import { tracesEventOf } from './parsedEvent.js';
 import { generationRow, traceEventRow } from './traceRows.js';
@@ -65,16 +66,7 @@ export const tracesProjection = defineProjection({
         environment: nullableText,
         channel: nullableText,
         channel_type: nullableText,
-        input_tokens: 'bigint',
-        cached_tokens: 'bigint',
-        completion_tokens: 'bigint',
-        reasoning_tokens: 'bigint',
-        output_tokens: 'bigint',
-        total_tokens: 'bigint',
-        latency_ms: 'bigint',
-        time_to_first_token_ms: 'bigint',
-        streaming_used: 'boolean',
-        cost: 'double precision',
+        ...llmCallMeasureColumns,
         price_card_version: nullableText,
         source: 'text',
         source_subtype: 'text',
