@@ -1,3 +1,4 @@
+import type { GetMeResponse } from './apiTypes.generated.js';
 import type { Credential } from './credential.js';
 
 export type QueryValue = string | number | boolean | readonly string[] | null | undefined;
@@ -116,19 +117,7 @@ export function createApi(credential: Credential, onUnauthorized: () => void): A
 }
 
 /** What GET /api/v1/me answers. */
-export interface Me {
-  success: true;
-  credential: {
-    kind: 'api_key' | 'user_jwt';
-    id: string | null;
-    name: string | null;
-    subject: string | null;
-  };
-  tenantId: string;
-  projects: Array<{ id: string; slug: string | null; name: string | null }>;
-  scopes: string[];
-  permissions: string[];
-}
+export type Me = GetMeResponse;
 
 /**
  * Every row of an offset-paged list, page after page while `hasMore` (at most `maxPages` pages:

@@ -112,7 +112,7 @@ const projection = (name: string, state: Projection['state'], rebuildState?: Reb
       eventsBehindCapped: false,
       secondsBehind: 1,
       lastEventRecordedAt: null,
-      updatedAt: null,
+      updatedAt: '2026-01-01T00:00:00.000Z',
     },
     {
       generation: 2,
@@ -125,7 +125,7 @@ const projection = (name: string, state: Projection['state'], rebuildState?: Reb
       eventsBehindCapped: false,
       secondsBehind: 0,
       lastEventRecordedAt: null,
-      updatedAt: null,
+      updatedAt: '2026-01-01T00:00:00.000Z',
     },
   ],
   rebuild: rebuildState
