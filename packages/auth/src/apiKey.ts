@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { BASE62_BITS_PER_CHAR, isBase62, randomBase62 } from './base62.js';
 
 /**
@@ -45,11 +45,6 @@ export function parseApiKey(raw: unknown): { lookupPrefix: string } | null {
 
 /** Whether a credential looks like a platform key (for telling key kinds apart, not for trust). */
 export const looksLikePlatformApiKey = (raw: string): boolean => raw.startsWith(API_KEY_PREFIX);
-
-/** Constant-time comparison of two SHA-256 digests. */
-export function hashesEqual(a: Buffer, b: Buffer): boolean {
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 /** What `parley keys list` shows of a key: enough to recognise it, nothing to use it. */
 export const displayPrefix = (lookupPrefix: string): string => `${API_KEY_PREFIX}${lookupPrefix}…`;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Pool } from '@parley/platform';
-import { hashApiKey, hashesEqual, parseApiKey } from './apiKey.js';
+import { constantTimeEqual, type Pool } from '@parley/platform';
+import { hashApiKey, parseApiKey } from './apiKey.js';
 import { expandScopes } from './scopes.js';
 import type { Principal, VerifyApiKeyResult } from './types.js';
 
@@ -76,7 +76,7 @@ export function createApiKeyVerifier(pool: Pool, options: VerifierOptions) {
     );
     const row = rows[0];
     // Constant-time compare either way; see the README ("Timing").
-    const matches = hashesEqual(hash, row ? row.key_hash : DUMMY_HASH);
+    const matches = constantTimeEqual(hash, row ? row.key_hash : DUMMY_HASH);
     if (!row || !matches) return { ok: false, reason: 'unknown' };
     // Only the holder of the real key learns that it is revoked or expired.
     if (row.revoked_at !== null) return { ok: false, reason: 'revoked' };

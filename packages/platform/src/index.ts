@@ -1,5 +1,6 @@
 export { type Config, ConfigError, configSchema, loadConfig } from './config.js';
 export { isConnectionError } from './connectionErrors.js';
+export { constantTimeEqual } from './constantTimeEqual.js';
 export {
   CREDENTIALS_KEY_BYTES,
   type CredentialKeyring,

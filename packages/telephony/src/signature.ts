@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '@parley/platform';
 
 /** Form parameters of a provider callback: a name may repeat (a list), in the order sent. */
 export type CallbackParams = ReadonlyArray<readonly [string, string]>;
@@ -58,9 +59,7 @@ export function verifyRequestSignature(input: {
 }): boolean {
   const { signature } = input;
   if (typeof signature !== 'string' || signature.length === 0 || signature.length > 128) return false;
-  const given = Buffer.from(signature, 'utf8');
-  return urlVariants(input.url).some((url) => {
-    const expected = Buffer.from(computeRequestSignature(input.authToken, url, input.params), 'utf8');
-    return expected.length === given.length && timingSafeEqual(expected, given);
-  });
+  return urlVariants(input.url).some((url) =>
+    constantTimeEqual(computeRequestSignature(input.authToken, url, input.params), signature),
+  );
 }

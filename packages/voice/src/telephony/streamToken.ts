@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '@parley/platform';
 
 /** The stream parameter carrying the media stream's token (the provider sends it back in `start`). */
 export const STREAM_TOKEN_PARAMETER = 'streamToken';
@@ -24,7 +25,5 @@ export function verifyMediaStreamToken(
   token: string | undefined,
 ): boolean {
   if (token === undefined) return false;
-  const expected = Buffer.from(mediaStreamToken(authToken, input));
-  const given = Buffer.from(token);
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return constantTimeEqual(mediaStreamToken(authToken, input), token);
 }
