@@ -31,6 +31,14 @@ export {
 export { isParleyError, ParleyError } from './errors.js';
 export { derivedUuid, newId } from './ids.js';
 export {
+  defineJob,
+  InvalidJobPayloadError,
+  type JobDefinition,
+  type JobPayload,
+  type ParsedJobPayload,
+  parseJobPayload,
+} from './jobPayloads.js';
+export {
   ensureQueue,
   isMissingRelation,
   nullIfQueueMissing,

@@ -59,6 +59,7 @@ export {
   markRebuildQueued,
   markRebuildRunning,
   PROJECTION_REBUILD_QUEUE,
+  projectionRebuildJob,
   RebuildInProgressError,
   type RebuildJobData,
   type RebuildJobSender,

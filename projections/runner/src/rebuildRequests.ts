@@ -2,13 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { EventStore, LogTransaction } from '@parley/eventstore';
 import { withLogTransaction } from '@parley/eventstore';
 import {
+  defineJob,
   isMissingRelation,
+  type JobPayload,
   nullIfQueueMissing,
   ParleyError,
   type Pool,
   type PoolClient,
   pgBossQueueExists,
 } from '@parley/platform';
+import { z } from 'zod';
 
 /**
  * Rebuilds requested through the API and run by the worker (queue `projection-rebuild`): the rows of
@@ -23,10 +26,12 @@ export const PROJECTION_REBUILD_QUEUE = 'projection-rebuild';
 
 /** pg-boss's schema (the same as every Parley queue). */
 
-export interface RebuildJobData {
-  rebuildId: string;
-  projection: string;
-}
+/** A `projection-rebuild` job: the rebuild row it runs (the row holds everything else). */
+export const projectionRebuildJob = defineJob(
+  PROJECTION_REBUILD_QUEUE,
+  z.object({ rebuildId: z.string().min(1), projection: z.string().min(1) }),
+);
+export type RebuildJobData = JobPayload<typeof projectionRebuildJob>;
 
 export type RebuildState = 'queued' | 'running' | 'completed' | 'failed';
 

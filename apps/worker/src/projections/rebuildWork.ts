@@ -1,5 +1,5 @@
 import type { EventStore } from '@parley/eventstore';
-import { ensureQueue, type Logger, type Pool, withTransaction } from '@parley/platform';
+import { ensureQueue, type Logger, type Pool, parseJobPayload, withTransaction } from '@parley/platform';
 import {
   activeRebuilds,
   markRebuildCompleted,
@@ -9,6 +9,7 @@ import {
   PROJECTION_REBUILD_QUEUE,
   type Projection,
   ProjectionBusyError,
+  projectionRebuildJob,
   type RebuildJobData,
   type RebuildProgress,
   rebuildProjection,
@@ -173,11 +174,11 @@ export function createProjectionRebuildWork(
       await started.start();
       await ensureQueue(started, PROJECTION_REBUILD_QUEUE, QUEUE_POLICY);
       await resumeOrphans(started);
-      await started.work<RebuildJobData>(
+      await started.work(
         PROJECTION_REBUILD_QUEUE,
         { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, batchSize: 1 },
         async (jobs) => {
-          for (const job of jobs) await run(job.data);
+          for (const job of jobs) await run(parseJobPayload(projectionRebuildJob, job, logger));
         },
       );
     },

@@ -250,6 +250,46 @@ describe('media fetcher (pg-boss jobs)', () => {
     expect(server.hits.get(paths[0]!)).toBe(3);
   });
 
+  it('fails a job whose data its schema refuses, logging why, and goes on with the next', async () => {
+    const boss = await startBoss();
+    const logger = silentLogger();
+    const refused: unknown[] = [];
+    logger.error = ((entry: unknown) => void refused.push(entry)) as typeof logger.error;
+    await workMediaFetchQueue(boss, { ...deps, logger }, TEST_FETCH_OPTIONS);
+    // A sender of another version: no callId, the index a string.
+    const badId = await boss.send(MEDIA_FETCH_QUEUE, {
+      projectId,
+      recordingId: 'rec_x',
+      objectIndex: '0',
+      url: 'u',
+    });
+    const { recordingId, paths } = await completedRecording(1);
+    await boss.send(MEDIA_FETCH_QUEUE, jobOf(recordingId, 0, `${server.baseUrl}${paths[0]}`));
+    const [stored] = await waitFor(async () => {
+      const found = await outcomes(recordingId);
+      return found.length === 1 && found;
+    });
+    expect(stored?.type).toBe('RecordingFileStored');
+    const bad = await waitFor(async () => {
+      const { rows } = await db.pool.query<{ state: string; output: unknown }>(
+        `select state, output from ${PG_BOSS_SCHEMA}.job where id = $1`,
+        [badId],
+      );
+      return rows[0] && rows[0].state !== 'created' && rows[0].state !== 'active' && rows[0];
+    });
+    expect(['retry', 'failed']).toContain(bad.state);
+    expect(JSON.stringify(bad.output)).toMatch(/callId.*objectIndex|objectIndex.*callId/);
+    expect(refused).toContainEqual(
+      expect.objectContaining({
+        queue: MEDIA_FETCH_QUEUE,
+        jobId: badId,
+        issues: expect.arrayContaining([expect.objectContaining({ path: 'callId' })]),
+      }),
+    );
+    // The URL, like every value of the job, stays out of the log.
+    expect(JSON.stringify(refused)).not.toContain('"u"');
+  });
+
   it('records auth_failed on 401 at once, without retrying', async () => {
     const { recordingId, paths } = await completedRecording(1);
     const job = jobOf(recordingId, 0, `${server.baseUrl}${paths[0]}`);

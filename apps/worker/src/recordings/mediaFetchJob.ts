@@ -3,30 +3,35 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { recordingStream, toAppend } from '@parley/events';
 import type { EventStore } from '@parley/eventstore';
 import { type MediaStorage, recordingMediaKey } from '@parley/media';
-import { ensureQueue, type Logger } from '@parley/platform';
+import { defineJob, ensureQueue, type JobPayload, type Logger, parseJobPayload } from '@parley/platform';
 import type { TelephonyAccountSecrets } from '@parley/telephony';
 import type { PgBoss } from 'pg-boss';
+import { z } from 'zod';
 import { fileOutcomeEventId } from './eventIds.js';
 
 export const MEDIA_FETCH_QUEUE = 'recording-media-fetch';
 
 /** One recording_server file to fetch; everything its RecordingFileStored needs. */
-export interface MediaFetchJobData {
-  projectId: string;
-  recordingId: string;
-  sessionId: string;
-  callId: string;
-  objectIndex: number;
-  /** The recording server's URL (grants nothing without the account's credentials). Never logged. */
-  url: string;
-  fileName?: string;
-  channel?: 'caller' | 'agent' | 'mixed';
-  recordingType?: string;
-  contentType?: string;
-  recordingStartTime?: string;
-  recordingEndTime?: string;
-  durationSeconds?: number;
-}
+export const mediaFetchJob = defineJob(
+  MEDIA_FETCH_QUEUE,
+  z.object({
+    projectId: z.string().min(1),
+    recordingId: z.string().min(1),
+    sessionId: z.string().min(1),
+    callId: z.string().min(1),
+    objectIndex: z.int().min(0),
+    /** The recording server's URL (grants nothing without the account's credentials). Never logged. */
+    url: z.string().min(1),
+    fileName: z.string().optional(),
+    channel: z.enum(['caller', 'agent', 'mixed']).optional(),
+    recordingType: z.string().optional(),
+    contentType: z.string().optional(),
+    recordingStartTime: z.string().optional(),
+    recordingEndTime: z.string().optional(),
+    durationSeconds: z.number().optional(),
+  }),
+);
+export type MediaFetchJobData = JobPayload<typeof mediaFetchJob>;
 
 export interface MediaFetchOptions {
   /** Attempts after the first (pg-boss retryLimit). */
@@ -288,12 +293,12 @@ export async function workMediaFetchQueue(
   options: MediaFetchOptions & { pollingIntervalSeconds?: number },
 ): Promise<string> {
   await ensureMediaFetchQueue(boss, options);
-  return boss.work<MediaFetchJobData>(
+  return boss.work(
     MEDIA_FETCH_QUEUE,
     { includeMetadata: true, batchSize: 1, pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2 },
     async (jobs) => {
       for (const job of jobs) {
-        await runMediaFetchJob(deps, job.data, {
+        await runMediaFetchJob(deps, parseJobPayload(mediaFetchJob, job, deps.logger), {
           retryCount: job.retryCount,
           // The fetch's own limit: the queue's is higher by the crash spares.
           retryLimit: options.retryLimit,
