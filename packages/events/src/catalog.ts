@@ -89,3 +89,4 @@ export const isEventType = eventCatalog.isKnownType;
 export const upcast = eventCatalog.upcast;
 export const parseEvent = eventCatalog.parseEvent;
 export const toAppend = eventCatalog.toAppend;
+export const toAppendUnknown = eventCatalog.toAppendUnknown;

@@ -62,6 +62,11 @@ export interface EventCatalog<D extends EventDefinition> {
     metadata?: EventMetadata,
     eventId?: string,
   ): EventToAppend;
+  /**
+   * toAppend for a type and data known only at run time (what ingest receives): the same checks,
+   * UnknownEventTypeError for a type the catalog does not define.
+   */
+  toAppendUnknown(type: string, data: unknown, metadata?: EventMetadata, eventId?: string): EventToAppend;
 }
 
 const uuidSchema = z.guid();
@@ -108,6 +113,26 @@ export function createCatalog<const Defs extends readonly EventDefinition[]>(
     return { ...event, schemaVersion: definition.schemaVersion, data };
   };
 
+  const toAppendUnknown = (
+    type: string,
+    data: unknown,
+    metadata: EventMetadata = {},
+    eventId: string = randomUUID(),
+  ): EventToAppend => {
+    const definition = byType.get(type);
+    if (definition === undefined) throw new UnknownEventTypeError(type);
+    if (!uuidSchema.safeParse(eventId).success) {
+      throw new Error(`${type}: eventId must be a UUID, got ${JSON.stringify(eventId)}`);
+    }
+    const result = definition.schema.safeParse(data);
+    if (!result.success) {
+      throw new InvalidEventDataError(type, definition.schemaVersion, issuesOf(result.error));
+    }
+    const [scoped, issues] = scopedMetadata(metadata, result.data);
+    if (issues.length > 0) throw new InvalidEventDataError(type, definition.schemaVersion, issues);
+    return { eventId, type, schemaVersion: definition.schemaVersion, data: result.data, metadata: scoped };
+  };
+
   return {
     definitions: Object.freeze(Object.fromEntries(byType)) as EventCatalog<D>['definitions'],
     eventTypes: Object.freeze([...byType.keys()]) as readonly D['type'][],
@@ -140,19 +165,7 @@ export function createCatalog<const Defs extends readonly EventDefinition[]>(
       return parsed as KnownEvent<D>;
     },
 
-    toAppend(type, data, metadata = {}, eventId = randomUUID()) {
-      const definition = byType.get(type);
-      if (definition === undefined) throw new UnknownEventTypeError(type);
-      if (!uuidSchema.safeParse(eventId).success) {
-        throw new Error(`${type}: eventId must be a UUID, got ${JSON.stringify(eventId)}`);
-      }
-      const result = definition.schema.safeParse(data);
-      if (!result.success) {
-        throw new InvalidEventDataError(type, definition.schemaVersion, issuesOf(result.error));
-      }
-      const [scoped, issues] = scopedMetadata(metadata, result.data);
-      if (issues.length > 0) throw new InvalidEventDataError(type, definition.schemaVersion, issues);
-      return { eventId, type, schemaVersion: definition.schemaVersion, data: result.data, metadata: scoped };
-    },
+    toAppend: toAppendUnknown,
+    toAppendUnknown,
   };
 }

@@ -9,6 +9,7 @@ export {
   type ParsedParleyEvent,
   parseEvent,
   toAppend,
+  toAppendUnknown,
   upcast,
 } from './catalog.js';
 export {

@@ -5,7 +5,7 @@ import {
   recordingStream,
   sessionStream,
   streamForLlmCall,
-  toAppend,
+  toAppendUnknown,
 } from '@parley/events';
 import type { EventToAppend } from '@parley/eventstore';
 import { dottedPath, findUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@parley/platform';
@@ -137,9 +137,9 @@ export function prepareItems(
       if (key.length > 0) eventData.callerNumberKey = key;
     }
     try {
-      const event = toAppend(
+      const event = toAppendUnknown(
         eventType,
-        eventData as never,
+        eventData,
         { tenantId: scope.tenantId, projectId: scope.projectId },
         deriveEventId(scope.projectId, id),
       );

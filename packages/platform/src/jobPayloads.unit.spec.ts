@@ -18,7 +18,7 @@ describe('job payloads', () => {
       parseJobPayload(
         job,
         { id: 'j2', data: { id: 'secret-value', count: -1 } },
-        { error: (e) => logged.push(e) },
+        { error: (e: unknown) => void logged.push(e) },
       );
     } catch (err) {
       thrown = err;

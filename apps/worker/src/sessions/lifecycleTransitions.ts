@@ -84,17 +84,27 @@ export function lifecycleTransitions(
   return out;
 }
 
+/** One transition's event: a switch, so each type's data is checked against its own schema. */
+function transitionEvent(t: LifecycleTransition, metadata: { tenantId?: string }): EventToAppend {
+  const id = deriveEventId(`session-lifecycle:${t.data.projectId}`, t.key);
+  switch (t.type) {
+    case 'SessionIdled':
+      return toAppend(t.type, t.data, metadata, id);
+    case 'SessionEnded':
+      return toAppend(t.type, t.data, metadata, id);
+    case 'SessionArchived':
+      return toAppend(t.type, t.data, metadata, id);
+    default: {
+      const exhaustive: never = t;
+      return exhaustive;
+    }
+  }
+}
+
 /** The transitions as events to append, with ids derived from their keys (idempotent appends). */
 export function transitionEvents(
   transitions: readonly LifecycleTransition[],
   metadata: { tenantId?: string },
 ): EventToAppend[] {
-  return transitions.map((t) =>
-    toAppend(
-      t.type,
-      t.data as never,
-      metadata,
-      deriveEventId(`session-lifecycle:${t.data.projectId}`, t.key),
-    ),
-  );
+  return transitions.map((t) => transitionEvent(t, metadata));
 }

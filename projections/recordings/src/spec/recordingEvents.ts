@@ -1,4 +1,4 @@
-import { type EventDataInput, type EventType, recordingStream, toAppend } from '@parley/events';
+import { type EventDataInput, type EventType, recordingStream, toAppendUnknown } from '@parley/events';
 import type { EventToAppend } from '@parley/eventstore';
 import fc from 'fast-check';
 
@@ -134,7 +134,7 @@ export function recordingEventsArbitrary(scope: {
 
 /** Appendable events with fresh ids, for the stream `recording-<id>`. */
 export function toAppends(events: readonly EventInput[]): EventToAppend[] {
-  return events.map((e) => toAppend(e.type, e.data as never));
+  return events.map((e) => toAppendUnknown(e.type, e.data));
 }
 
 export { recordingStream };

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { completeUsage, type EventDataInput, type EventType, toAppend } from '@parley/events';
+import { completeUsage, type EventDataInput, type EventType, toAppendUnknown } from '@parley/events';
 import { recordedFrom } from '@parley/events/testing';
 import type { EventToAppend, RecordedEvent } from '@parley/eventstore';
 
 /** Builders of valid session events for tests (toAppend validates them). */
 export function sessionEvents(projectId: string, sessionId: string) {
   const scope = { projectId, sessionId };
-  // Each builder passes the data of its own type; the generic signature cannot see that.
+  // Each builder passes the data of its own type (checked here); toAppendUnknown validates it again.
   const make = <T extends EventType>(type: T, data: EventDataInput<T>): EventToAppend =>
-    toAppend(type, data as never, {}, randomUUID());
+    toAppendUnknown(type, data, {}, randomUUID());
   return {
     started: (startedAt: string, extra: Partial<EventDataInput<'SessionStarted'>> = {}) =>
       make('SessionStarted', {

@@ -12,7 +12,7 @@ import { blockedReplyOf, inputGuardrails } from './guardrailStage.js';
 import { type OpenedSession, openSession } from './openSession.js';
 import { appendTurnEvents, turnBatch } from './recordTurn.js';
 import { loadProject, type RuntimeParts } from './runtimeParts.js';
-import { json, type TurnContext } from './turnContext.js';
+import { jsonObject, type TurnContext } from './turnContext.js';
 import { createTurnContext, loopDepsOf, toolTurnOf } from './turnContextOf.js';
 import { turnFacts } from './turnFacts.js';
 import { resultOf } from './turnResult.js';
@@ -61,9 +61,9 @@ function firstEvents(
         messageId: ctx.userMessageId,
         text,
         ...(req.externalMessageId === undefined ? {} : { externalMessageId: req.externalMessageId }),
-        ...(req.actionEvent === undefined ? {} : { actionEvent: json(req.actionEvent) as never }),
-        ...(req.channelMetadata === undefined ? {} : { channelMetadata: json(req.channelMetadata) as never }),
-        ...(req.messageMetadata === undefined ? {} : { messageMetadata: json(req.messageMetadata) as never }),
+        ...(req.actionEvent === undefined ? {} : { actionEvent: jsonObject(req.actionEvent) }),
+        ...(req.channelMetadata === undefined ? {} : { channelMetadata: jsonObject(req.channelMetadata) }),
+        ...(req.messageMetadata === undefined ? {} : { messageMetadata: jsonObject(req.messageMetadata) }),
         ...(req.sentAt === undefined ? {} : { sentAt: req.sentAt }),
         receivedAt: receivedAt.toISOString(),
       },

@@ -1,4 +1,4 @@
-import { completeUsage, type EventDataInput } from '@parley/events';
+import { completeUsage, type EventDataInput, type JsonValue } from '@parley/events';
 import type { Agent } from '../../agents/store.js';
 import type { TurnStreamEvent, TurnUsage } from '../types.js';
 import type { TraceLog } from './traceLog.js';
@@ -44,3 +44,7 @@ export const addUsage = (a: TurnUsage, b: TurnUsage): TurnUsage => ({
 
 /** JSON-safe copy (drops undefined, functions); payloads and attributes must be plain JSON. */
 export const json = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/** A JSON-safe copy of an object, typed as the JSON the event catalog holds (toAppend checks it). */
+export const jsonObject = (value: Record<string, unknown>): Record<string, JsonValue> =>
+  JSON.parse(JSON.stringify(value));

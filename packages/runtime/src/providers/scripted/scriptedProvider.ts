@@ -116,8 +116,12 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): L
   };
 }
 
+const SYSTEM_TOOLS = ['handoff', 'escalate', 'end_conversation', 'present_actions', 'attach_media'] as const;
+type SystemTool = (typeof SYSTEM_TOOLS)[number];
+const isSystemTool = (name: string): name is SystemTool => (SYSTEM_TOOLS as readonly string[]).includes(name);
+
 /** What a system tool's result reads as in the reply. */
-function systemSentence(name: string, args: Record<string, unknown>, content: string): string | null {
+function systemSentence(name: SystemTool, args: Record<string, unknown>, content: string): string | null {
   const failed = content.startsWith('{"error"');
   if (failed) return null;
   switch (name) {
@@ -131,12 +135,12 @@ function systemSentence(name: string, args: Record<string, unknown>, content: st
       return 'Choose an option.';
     case 'attach_media':
       return 'Here is the file.';
-    default:
-      return undefined as never;
+    default: {
+      const exhaustive: never = name;
+      return exhaustive;
+    }
   }
 }
-
-const SYSTEM = new Set(['handoff', 'escalate', 'end_conversation', 'present_actions', 'attach_media']);
 
 function replyText(script: Script, after: readonly LlmMessage[], seed: number): string {
   const say = script.commands.find((c) => c.keyword === 'say');
@@ -157,10 +161,8 @@ function replyText(script: Script, after: readonly LlmMessage[], seed: number): 
   for (const message of after) {
     if (message.role !== 'tool') continue;
     const call = (message.toolCallId && calls.get(message.toolCallId)) || { name: 'tool', args: {} };
-    const sentence = SYSTEM.has(call.name)
-      ? systemSentence(call.name, call.args, message.content)
-      : undefined;
-    if (sentence !== undefined && sentence !== null) parts.push(sentence);
+    const sentence = isSystemTool(call.name) ? systemSentence(call.name, call.args, message.content) : null;
+    if (sentence !== null) parts.push(sentence);
     else parts.push(`${call.name} returned ${clip(message.content, 200)}.`);
   }
   for (const problem of script.problems) parts.push(`Could not read ${problem}.`);
