@@ -29,6 +29,13 @@ export {
   startEmbeddedPostgres,
 } from './embeddedPostgres.js';
 export { isParleyError, ParleyError } from './errors.js';
+export {
+  createHs256Tokens,
+  type Hs256TokenOptions,
+  type Hs256Tokens,
+  type VerifiedToken,
+  type VerifyTokenFailureReason,
+} from './hs256Tokens.js';
 export { derivedUuid, newId } from './ids.js';
 export {
   defineJob,

@@ -1,4 +1,4 @@
-import { errors, type JWTPayload, jwtVerify, SignJWT } from 'jose';
+import { createHs256Tokens, type VerifyTokenFailureReason } from '@parley/platform';
 import { z } from 'zod';
 
 /**
@@ -21,7 +21,7 @@ export interface IssuedSdkToken {
   expiresAt: Date;
 }
 
-export type VerifySdkTokenFailureReason = 'malformed' | 'signature' | 'expired' | 'claims';
+export type VerifySdkTokenFailureReason = VerifyTokenFailureReason;
 
 export type VerifySdkTokenResult =
   | { ok: true; claims: SdkTokenClaims; expiresAt: Date }
@@ -72,50 +72,45 @@ const claimsSchema = z.object({
  * Issue 8's `POST /api/v1/sdk/init` mints them with `issue`.
  */
 export function createSdkTokens(options: SdkTokensOptions): SdkTokens {
-  if (options.secret.length < 32) throw new Error('createSdkTokens needs a secret of at least 32 characters');
   const ttlSeconds = options.ttlSeconds ?? SDK_TOKEN_DEFAULT_TTL_SECONDS;
+  const tokens = createHs256Tokens({
+    secret: options.secret,
+    name: 'createSdkTokens',
+    headerTyp: HEADER_TYP,
+    claims: claimsSchema,
+    requiredClaims: ['sub'],
+    ...(options.clockToleranceSeconds === undefined
+      ? {}
+      : { clockToleranceSeconds: options.clockToleranceSeconds }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+  });
   if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > SDK_TOKEN_MAX_TTL_SECONDS) {
     throw new Error(`createSdkTokens: ttlSeconds must be a whole number in 1..${SDK_TOKEN_MAX_TTL_SECONDS}`);
   }
-  const key = new TextEncoder().encode(options.secret);
-  const now = options.now ?? (() => new Date());
-  const clockTolerance = options.clockToleranceSeconds ?? 30;
 
   return {
     async issue(claims) {
-      const issuedAt = Math.floor(now().getTime() / 1000);
+      const issuedAt = tokens.nowSeconds();
       const exp = issuedAt + ttlSeconds;
-      const payload = claimsSchema.parse({
-        typ: 'sdk',
-        tenant_id: claims.tenantId,
-        project_id: claims.projectId,
-        channel_id: claims.channelId,
-        origin: claims.origin,
-        sub: claims.sub,
-        exp,
-      });
-      const token = await new SignJWT({ ...payload, iat: issuedAt })
-        .setProtectedHeader({ alg: 'HS256', typ: HEADER_TYP })
-        .sign(key);
+      const token = await tokens.sign(
+        {
+          typ: 'sdk',
+          tenant_id: claims.tenantId,
+          project_id: claims.projectId,
+          channel_id: claims.channelId,
+          origin: claims.origin,
+          sub: claims.sub,
+          exp,
+        },
+        issuedAt,
+      );
       return { token, expiresAt: new Date(exp * 1000) };
     },
 
     async verify(token) {
-      let payload: JWTPayload;
-      try {
-        ({ payload } = await jwtVerify(token, key, {
-          algorithms: ['HS256'],
-          typ: HEADER_TYP,
-          requiredClaims: ['exp', 'sub'],
-          clockTolerance,
-          currentDate: now(),
-        }));
-      } catch (error) {
-        return { ok: false, reason: failureReason(error) };
-      }
-      const parsed = claimsSchema.safeParse(payload);
-      if (!parsed.success) return { ok: false, reason: 'claims' };
-      const c = parsed.data;
+      const verified = await tokens.verify(token);
+      if (!verified.ok) return verified;
+      const c = verified.claims;
       return {
         ok: true,
         claims: {
@@ -129,13 +124,4 @@ export function createSdkTokens(options: SdkTokensOptions): SdkTokens {
       };
     },
   };
-}
-
-function failureReason(error: unknown): VerifySdkTokenFailureReason {
-  if (error instanceof errors.JWTExpired) return 'expired';
-  if (error instanceof errors.JWTClaimValidationFailed) return 'claims';
-  if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JOSEAlgNotAllowed) {
-    return 'signature';
-  }
-  return 'malformed';
 }

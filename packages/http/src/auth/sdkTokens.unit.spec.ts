@@ -50,6 +50,29 @@ describe('createSdkTokens', () => {
     );
   });
 
+  it('verifies a token issued before the shared HS256 module (same key, header and claims)', async () => {
+    // Issued by the former createSdkTokens (its own jose code) at 2026-11-26T15:00:00Z, ttl 900 s.
+    const issuedBefore =
+      'eyJhbGciOiJIUzI1NiIsInR5cCI6InNkaytqd3QifQ.eyJ0eXAiOiJzZGsiLCJ0ZW5hbnRfaWQiOiJ0ZW5fMSIsInByb2plY3RfaWQiOiJwcmpfMSIsImNoYW5uZWxfaWQiOiJzZGtjXzAxMjM0NTY3ODlhYmNkZWYiLCJvcmlnaW4iOiJodHRwczovL3Nob3AuZXhhbXBsZS5jb20iLCJzdWIiOiJ2aXNpdG9yLTEiLCJleHAiOjE3OTU3MDYxMDAsImlhdCI6MTc5NTcwNTIwMH0.iXrxTI_1y5aUJAgHKCQ_FHi2xszGC3pjWpaqYQnDrFY';
+    const secret = 'a-fixed-test-secret-of-at-least-32-characters';
+    const at = (iso: string) => createSdkTokens({ secret, now: () => new Date(iso) });
+    const claims = {
+      tenantId: 'ten_1',
+      projectId: 'prj_1',
+      channelId: 'sdkc_0123456789abcdef',
+      origin: 'https://shop.example.com',
+      sub: 'visitor-1',
+    };
+    expect(await at('2026-11-26T15:10:00Z').verify(issuedBefore)).toEqual({
+      ok: true,
+      claims,
+      expiresAt: new Date('2026-11-26T15:15:00Z'),
+    });
+    // And this module issues the very same token for the same claims at the same time.
+    expect((await at('2026-11-26T15:00:00Z').issue(claims)).token).toBe(issuedBefore);
+    expect(await at('2026-11-26T15:16:00Z').verify(issuedBefore)).toEqual({ ok: false, reason: 'expired' });
+  });
+
   it('refuses a token with any one character changed', async () => {
     const tokens = createSdkTokens({ secret: SECRET, now: () => T0 });
     const { token } = await tokens.issue(base);
