@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { ParleyError } from '@parley/platform';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -58,8 +59,11 @@ export const MAX_CALLBACK_URL_LENGTH = 2048;
 
 export const emptyAllowlist: CallbackAllowlist = { hosts: new Set(), ranges: [] };
 
-export class CallbackAllowlistError extends Error {
+export class CallbackAllowlistError extends ParleyError {
   override readonly name = 'CallbackAllowlistError';
+  constructor(message: string) {
+    super('CALLBACK_ALLOWLIST_INVALID', 500, message);
+  }
 }
 
 const normaliseHost = (host: string): string => host.toLowerCase().replace(/\.$/, '');

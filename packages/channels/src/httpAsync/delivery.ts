@@ -4,7 +4,7 @@ import { withLogTransaction } from '@parley/eventstore';
 import type { PgBoss } from 'pg-boss';
 import { callbackAuthHeaders } from './callbackSignature.js';
 import { parseCallbackAllowlist } from './callbackUrl.js';
-import { createGuardedFetch } from './guardedFetch.js';
+import { CallbackDeliveryRefusedError, createGuardedFetch } from './guardedFetch.js';
 import {
   HTTP_ASYNC_CALLBACK_QUEUE,
   type HttpAsyncCallbackJobData,
@@ -48,10 +48,8 @@ const publicOnlyFetch = (): CallbackFetch => {
 
 /** A short reason for a request that got no answer: never the URL, a secret or an address. */
 function requestError(err: unknown): { result: 'failed' | 'refused'; error: string } {
-  if (err instanceof Error && err.name === 'CallbackDeliveryRefusedError') {
-    const reason = (err as Error & { reason?: unknown }).reason;
-    return { result: 'refused', error: `refused: ${typeof reason === 'string' ? reason : 'callback URL'}` };
-  }
+  if (err instanceof CallbackDeliveryRefusedError)
+    return { result: 'refused', error: `refused: ${err.reason}` };
   if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError'))
     return { result: 'failed', error: 'timeout' };
   const code =

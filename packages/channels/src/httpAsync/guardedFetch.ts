@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
+import { ParleyError } from '@parley/platform';
 import {
   type CallbackAllowlist,
   type CallbackUrlRefusal,
@@ -21,14 +22,13 @@ export interface GuardedFetchOptions {
 }
 
 /** A callback URL that failed the check at delivery time; `reason` is the check's refusal. */
-export class CallbackDeliveryRefusedError extends Error {
+export class CallbackDeliveryRefusedError extends ParleyError {
   override readonly name = 'CallbackDeliveryRefusedError';
-  readonly code = 'CALLBACK_DELIVERY_REFUSED';
   constructor(
     readonly reason: CallbackUrlRefusal,
     message: string,
   ) {
-    super(message);
+    super('CALLBACK_DELIVERY_REFUSED', 500, message);
   }
 }
 

@@ -1,6 +1,6 @@
 import { httpAsyncStream, toAppend } from '@parley/events';
 import type { LogTransaction } from '@parley/eventstore';
-import { isMissingRelation, nullIfQueueMissing, pgBossQueueExists } from '@parley/platform';
+import { isMissingRelation, nullIfQueueMissing, ParleyError, pgBossQueueExists } from '@parley/platform';
 import type { PgBoss } from 'pg-boss';
 import { notifyChannelJob } from '../inbound/jobs.js';
 import {
@@ -11,10 +11,14 @@ import {
 } from './jobs.js';
 
 /** Thrown when a job's queue does not exist (the worker creates the queues when it starts). */
-export class QueueMissingError extends Error {
+export class QueueMissingError extends ParleyError {
   override readonly name = 'QueueMissingError';
   constructor(readonly queue: string) {
-    super(`the ${queue} queue does not exist: start the worker once (it creates the queues)`);
+    super(
+      'QUEUE_MISSING',
+      500,
+      `the ${queue} queue does not exist: start the worker once (it creates the queues)`,
+    );
   }
 }
 

@@ -1,3 +1,4 @@
+import { ParleyError } from '@parley/platform';
 import { CALLBACK_RETRY_JITTER } from './jobs.js';
 
 /**
@@ -17,8 +18,11 @@ export const MAX_RETRY_DELAY_SECONDS = 24 * 3600;
 const UNIT_SECONDS = { s: 1, m: 60, h: 3600 } as const;
 
 /** A schedule that cannot be read; the message names the bad entry. */
-export class RetryScheduleError extends Error {
+export class RetryScheduleError extends ParleyError {
   override readonly name = 'RetryScheduleError';
+  constructor(message: string) {
+    super('RETRY_SCHEDULE_INVALID', 500, message);
+  }
 }
 
 /**

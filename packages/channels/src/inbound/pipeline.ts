@@ -5,6 +5,7 @@ import {
   isStorableText,
   type Logger,
   nullIfQueueMissing,
+  ParleyError,
   type Pool,
   type PoolClient,
   replaceUnstorableText,
@@ -130,8 +131,11 @@ export interface InboundPipelineDeps {
 export const SYNC_TURN_TIMEOUT_MS = 15_000;
 
 /** The queue is missing (the worker never started): the webhook is answered 503 so the platform retries. */
-export class InboundQueueUnavailableError extends Error {
+export class InboundQueueUnavailableError extends ParleyError {
   override readonly name = 'InboundQueueUnavailableError';
+  constructor(message: string) {
+    super('INBOUND_QUEUE_UNAVAILABLE', 500, message);
+  }
 }
 
 export interface InboundPipeline {

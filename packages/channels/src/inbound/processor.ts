@@ -1,6 +1,13 @@
 import { type EventData, sessionStream, timestampSchema, toAppend } from '@parley/events';
 import type { EventStore } from '@parley/eventstore';
-import { type Logger, nullIfQueueMissing, type Pool, type PoolClient } from '@parley/platform';
+import {
+  isParleyError,
+  type Logger,
+  nullIfQueueMissing,
+  ParleyError,
+  type Pool,
+  type PoolClient,
+} from '@parley/platform';
 import type { PgBoss } from 'pg-boss';
 import type { ChannelAdapter, SyncOutcome } from '../adapter.js';
 import { adapterKey, providerVariant } from '../manifest/providers.js';
@@ -90,13 +97,13 @@ export interface InboundWorkerDeps {
 /** An adapter's message time the log would refuse (not ISO 8601 with a zone) is not recorded. */
 const isIsoTime = (value: string): boolean => timestampSchema.safeParse(value).success;
 
-/** Runtime errors after which a conversation starts a new session (the mapped one ended or is gone). */
-const NEW_SESSION_ERRORS = new Set(['SessionEndedError', 'SessionNotFoundError']);
+/** Codes of runtime errors after which a conversation starts a new session (the mapped one ended or is gone). */
+const NEW_SESSION_CODES = ['SESSION_ENDED', 'SESSION_NOT_FOUND'];
 /**
- * Runtime errors a retry cannot cure (and that may already have recorded the user's message): the
- * message is marked answered without a reply instead of being retried.
+ * Codes of runtime errors a retry cannot cure (and that may already have recorded the user's
+ * message): the message is marked answered without a reply instead of being retried.
  */
-const FINAL_TURN_ERRORS = new Set(['ProviderFailedError', 'AgentNotFoundError', 'ProjectNotFoundError']);
+export const FINAL_TURN_CODES = ['PROVIDER_FAILED', 'TURN_ABORTED', 'AGENT_NOT_FOUND', 'PROJECT_NOT_FOUND'];
 
 /**
  * The adapter of the connection's provider variant; the channel type's for a type without variants
@@ -167,8 +174,7 @@ export function channelTurnRequest(
 }
 
 /** A turn error a retry cannot cure: the message is answered without a reply instead of retried. */
-export const isFinalTurnError = (err: unknown): err is Error =>
-  err instanceof Error && FINAL_TURN_ERRORS.has(err.name);
+export const isFinalTurnError = (err: unknown): err is ParleyError => isParleyError(err, ...FINAL_TURN_CODES);
 
 /** The runtime session a conversation (connection, external session key) is mapped to, if any. */
 export async function mappedSession(
@@ -208,7 +214,7 @@ export async function runChannelTurn(
   try {
     return await run(existing === null ? base : { ...base, sessionId: existing });
   } catch (err) {
-    if (existing === null || !(err instanceof Error) || !NEW_SESSION_ERRORS.has(err.name)) throw err;
+    if (existing === null || !isParleyError(err, ...NEW_SESSION_CODES)) throw err;
     // The conversation's session ended: the next message starts a new one.
     return await run(base);
   }
@@ -358,8 +364,11 @@ export async function processInboundJob(
 export type SendOutcome = 'sent' | 'suppressed' | 'retry' | 'failed';
 
 /** An attempt failed and another one is due: pg-boss retries the job (with backoff). */
-export class RetryableSendError extends Error {
+export class RetryableSendError extends ParleyError {
   override readonly name = 'RetryableSendError';
+  constructor(message: string) {
+    super('SEND_RETRYABLE', 500, message);
+  }
 }
 
 /**

@@ -1,4 +1,6 @@
+import { isParleyError } from '@parley/platform';
 import { notifyChannelJob } from '../inbound/jobs.js';
+import { FINAL_TURN_CODES } from '../inbound/processor.js';
 import type { ClaimRefusal } from './claimRefusal.js';
 import { deliverResumedReply, type ResumeDeliveryDeps, type ResumedTurn } from './resumeDelivery.js';
 import {
@@ -42,13 +44,8 @@ export interface ToolResumeDeps extends ResumeDeliveryDeps {
   };
 }
 
-/** Runtime errors after which the resumed turn has no reply (the model or the remote agent failed): the caller hears `failed`. */
-const FINAL_RESUME_ERRORS = new Set([
-  'ProviderFailedError',
-  'RemoteAgentFailedError',
-  'AgentNotFoundError',
-  'ProjectNotFoundError',
-]);
+/** Codes of runtime errors after which the resumed turn has no reply (the model or the remote agent failed): the caller hears `failed`. */
+const FINAL_RESUME_CODES = [...FINAL_TURN_CODES, 'REMOTE_AGENT_FAILED'];
 
 /**
  * One `tool-resume` job: the runtime resumes the suspended turn, then its reply is delivered where
@@ -65,7 +62,7 @@ export async function processToolResumeJob(
   try {
     resumed = await deps.resume(job);
   } catch (err) {
-    if (!(err instanceof Error) || !FINAL_RESUME_ERRORS.has(err.name)) throw err;
+    if (!isParleyError(err, ...FINAL_RESUME_CODES)) throw err;
     const record = await deps.suspensions.get(job.suspensionId);
     deps.logger.warn({ error: err.name, suspensionId: job.suspensionId }, 'resumed turn failed');
     if (record !== null)

@@ -1,4 +1,5 @@
 import type { JsonValue } from '@parley/events';
+import { isParleyError } from '@parley/platform';
 import type { HttpToolImplementation } from '../agents/schema.js';
 import { renderTemplate, renderUrl, type TemplateContext } from './templates.js';
 import type { ToolOutcome } from './toolOutcome.js';
@@ -165,7 +166,7 @@ export async function runHttpTool(deps: HttpToolDeps, call: HttpToolCall): Promi
     } catch (err) {
       if (call.signal?.aborted) throw call.signal.reason;
       const name = errorName(err);
-      if (name === 'CallbackDeliveryRefusedError') {
+      if (isParleyError(err, 'CALLBACK_DELIVERY_REFUSED')) {
         // The SSRF guard refused the URL: no retry can change that.
         return {
           status: 'error',
