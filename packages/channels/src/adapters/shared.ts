@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 
 /** One header value, case-insensitively; the first when the header repeats. */
 export const headerValue = (
@@ -11,13 +11,6 @@ export const headerValue = (
     return Array.isArray(value) ? value[0] : value;
   }
   return undefined;
-};
-
-/** Constant-time comparison of two strings; false (not a throw) when the lengths differ. */
-export const safeEqual = (a: string, b: string): boolean => {
-  const left = Buffer.from(a, 'utf8');
-  const right = Buffer.from(b, 'utf8');
-  return left.length === right.length && timingSafeEqual(left, right);
 };
 
 export const hmacSha256Hex = (secret: string, data: Buffer | string): string =>

@@ -1,14 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  decodeAction,
-  encodeAction,
-  headerValue,
-  safeEqual,
-  splitText,
-  truncate,
-  truncateBytes,
-} from './shared.js';
+import { decodeAction, encodeAction, headerValue, splitText, truncate, truncateBytes } from './shared.js';
 
 describe('adapter helpers', () => {
   it('splitText cuts at a line break in the second half of the window before a later space', () => {
@@ -61,11 +53,8 @@ describe('adapter helpers', () => {
     );
   });
 
-  it('reads headers case-insensitively and compares in constant time without throwing', () => {
+  it('reads headers case-insensitively', () => {
     expect(headerValue({ 'X-Thing': ['a', 'b'] }, 'x-thing')).toBe('a');
     expect(headerValue({}, 'x-thing')).toBeUndefined();
-    expect(safeEqual('abc', 'abc')).toBe(true);
-    expect(safeEqual('abc', 'abcd')).toBe(false);
-    expect(safeEqual('é', 'e')).toBe(false);
   });
 });

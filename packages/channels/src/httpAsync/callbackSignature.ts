@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '@parley/platform';
 
 /**
  * Return-path authentication of HTTP async callbacks (spec 001 §5 item 2): per subscription, either
@@ -32,7 +33,7 @@ const hmacHex = (secret: string, ...parts: Buffer[]): string => {
 /** Equal-length hex digests compared in constant time; any other input is simply unequal. */
 const sameDigest = (expectedHex: string, givenHex: string): boolean => {
   if (!/^[0-9a-f]{64}$/.test(givenHex)) return false;
-  return timingSafeEqual(Buffer.from(expectedHex, 'hex'), Buffer.from(givenHex, 'hex'));
+  return constantTimeEqual(Buffer.from(expectedHex, 'hex'), Buffer.from(givenHex, 'hex'));
 };
 
 const signedPayload = (timestamp: string, body: RawBody): Buffer[] => [

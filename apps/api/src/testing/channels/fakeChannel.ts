@@ -1,7 +1,8 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { InboundAdapter, NormalizedMessage } from '@parley/channels';
+import { constantTimeEqual } from '@parley/platform';
 
 /**
  * Test-only: a channel adapter standing in for a real platform (registered under `whatsapp`, a
@@ -36,9 +37,7 @@ export const fakeAdapter: InboundAdapter = {
     const header = req.headers['x-fake-signature'];
     const secret = connection.credentials.appSecret;
     if (typeof header !== 'string' || secret === undefined) return false;
-    const expected = Buffer.from(signBody(secret, req.rawBody.toString('utf8')));
-    const given = Buffer.from(header);
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return constantTimeEqual(header, signBody(secret, req.rawBody.toString('utf8')));
   },
   parseIncoming(req) {
     const body = req.body as FakeBody | null;

@@ -1,5 +1,6 @@
+import { constantTimeEqual } from '@parley/platform';
 import type { SyncChannelAdapter } from '../../adapter.js';
-import { headerValue, jsonBody, safeEqual } from '../shared.js';
+import { headerValue, jsonBody } from '../shared.js';
 import { parseContactCenterRequest } from './contactCenterPayload.js';
 import { renderContactCenterResponse } from './contactCenterTransform.js';
 
@@ -28,8 +29,8 @@ export function verifyContactCenterSecret(
   const bearer = BEARER.exec(headerValue(headers, 'authorization') ?? '')?.[1]?.trim();
   const named = headerValue(headers, credentialHeader);
   // Both compared (no short-circuit), so the time taken does not tell which one was checked.
-  const byBearer = bearer !== undefined && safeEqual(bearer, secret);
-  const byHeader = named !== undefined && safeEqual(named, secret);
+  const byBearer = bearer !== undefined && constantTimeEqual(bearer, secret);
+  const byHeader = named !== undefined && constantTimeEqual(named, secret);
   return byBearer || byHeader;
 }
 

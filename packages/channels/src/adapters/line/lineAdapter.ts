@@ -1,17 +1,10 @@
 import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '@parley/platform';
 import type { ChannelAdapter, InboundRequest } from '../../adapter.js';
 import { derivedUuid } from '../../inbound/ids.js';
 import type { ChannelHttp, ResolvedConnection, SendResult } from '../../types.js';
 import { jsonWebhook } from '../jsonWebhook.js';
-import {
-  headerValue,
-  isRecord,
-  isRetryableStatus,
-  type PlatformResponse,
-  postJson,
-  safeEqual,
-  str,
-} from '../shared.js';
+import { headerValue, isRecord, isRetryableStatus, type PlatformResponse, postJson, str } from '../shared.js';
 import { storedOutput } from '../storedOutput.js';
 import { lineDestination, parseLineWebhook } from './linePayload.js';
 import { LINE_LIMITS, type LineTextMessage, toLineOutput } from './lineTransform.js';
@@ -35,7 +28,7 @@ export const verifyLineSignature = (
   channelSecret: string,
 ): boolean => {
   if (signature === undefined || channelSecret === '') return false;
-  return safeEqual(signature, createHmac('sha256', channelSecret).update(rawBody).digest('base64'));
+  return constantTimeEqual(signature, createHmac('sha256', channelSecret).update(rawBody).digest('base64'));
 };
 
 /**

@@ -1,3 +1,4 @@
+import { constantTimeEqual } from '@parley/platform';
 import type { ChannelAdapter, InboundRequest } from '../../adapter.js';
 import type { ChannelHttp, ResolvedConnection, SendResult } from '../../types.js';
 import {
@@ -7,7 +8,6 @@ import {
   isRetryableStatus,
   type PlatformResponse,
   postJson,
-  safeEqual,
   str,
 } from '../shared.js';
 import { storedOutput } from '../storedOutput.js';
@@ -39,7 +39,7 @@ export const verifySlackSignature = (input: {
   if (!/^\d{1,15}$/.test(timestamp)) return false;
   if (Math.abs(nowSeconds - Number(timestamp)) > SLACK_REPLAY_WINDOW_SECONDS) return false;
   const base = Buffer.concat([Buffer.from(`v0:${timestamp}:`, 'utf8'), rawBody]);
-  return safeEqual(signature, `v0=${hmacSha256Hex(signingSecret, base)}`);
+  return constantTimeEqual(signature, `v0=${hmacSha256Hex(signingSecret, base)}`);
 };
 
 // Web API errors that clear with time; every other error (invalid_auth, channel_not_found...) is permanent.

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { constantTimeEqual } from '@parley/platform';
 import type { ChannelAdapter } from '../../adapter.js';
 import type { ChannelHttp, ResolvedConnection, SendResult } from '../../types.js';
 import {
@@ -8,7 +9,6 @@ import {
   jsonBody,
   type PlatformResponse,
   postJson,
-  safeEqual,
   str,
 } from '../shared.js';
 import { storedOutput } from '../storedOutput.js';
@@ -26,7 +26,7 @@ export const TELEGRAM_CREDENTIALS = ['botToken'] as const;
 
 /** X-Telegram-Bot-Api-Secret-Token must equal the secret_token set with setWebhook. */
 export const verifyTelegramSecret = (header: string | undefined, secret: string): boolean =>
-  header !== undefined && secret !== '' && safeEqual(header, secret);
+  header !== undefined && secret !== '' && constantTimeEqual(header, secret);
 
 /** A fresh webhook secret token: 1-256 characters of A-Z, a-z, 0-9, _ and - (base64url). */
 export const generateTelegramSecretToken = (): string => randomBytes(32).toString('base64url');

@@ -1,14 +1,9 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
+import { constantTimeEqual } from '@parley/platform';
 import { verifySignature as verifyJwtSignature } from '@vonage/jwt';
 import type { VonageSignatureMethod } from './vonageSettings.js';
 
 const sha256Hex = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
-
-const equalText = (a: string, b: string): boolean => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
 
 /** A JSON segment of a token: 0 the header, 1 the claims. */
 function segment(token: string, index: 0 | 1): Record<string, unknown> | null {
@@ -48,7 +43,7 @@ export function verifyMessagesWebhook(
   // Only the shared-secret algorithm: a token signed any other way is not Vonage's webhook.
   if (!verified || segment(token, 0)?.alg !== 'HS256') return false;
   const hash = segment(token, 1)?.payload_hash;
-  return typeof hash === 'string' && equalText(hash.toLowerCase(), sha256Hex(rawBody));
+  return typeof hash === 'string' && constantTimeEqual(hash.toLowerCase(), sha256Hex(rawBody));
 }
 
 /**
@@ -92,5 +87,5 @@ export function verifySmsApiWebhook(
 ): boolean {
   const sig = params.sig;
   if (signatureSecret === '' || sig === undefined || sig === '') return false;
-  return equalText(sig.toLowerCase(), smsApiSignature(params, signatureSecret, method));
+  return constantTimeEqual(sig.toLowerCase(), smsApiSignature(params, signatureSecret, method));
 }

@@ -1,5 +1,6 @@
+import { constantTimeEqual } from '@parley/platform';
 import type { InboundRequest, SyncChannelAdapter } from '../../adapter.js';
-import { headerValue, safeEqual } from '../shared.js';
+import { headerValue } from '../shared.js';
 import { renderVxmlResponse, vxmlSettingsOf } from './vxmlDocument.js';
 import { parseVxmlRequest, vxmlFields } from './vxmlPayload.js';
 
@@ -35,7 +36,8 @@ export function verifyVxmlToken(req: Pick<InboundRequest, 'headers' | 'query'>, 
     ];
     // Every candidate is compared: the time taken does not tell which one was present.
     let ok = false;
-    for (const candidate of candidates) if (candidate !== undefined && safeEqual(candidate, token)) ok = true;
+    for (const candidate of candidates)
+      if (candidate !== undefined && constantTimeEqual(candidate, token)) ok = true;
     return ok;
   } catch {
     return false;

@@ -1,3 +1,4 @@
+import { constantTimeEqual } from '@parley/platform';
 import type { ChannelAdapter, InboundRequest } from '../../adapter.js';
 import type { ChannelHttp, OutgoingMessage, ResolvedConnection, SendResult } from '../../types.js';
 import { jsonWebhook } from '../jsonWebhook.js';
@@ -8,7 +9,6 @@ import {
   isRetryableStatus,
   type PlatformResponse,
   postJson,
-  safeEqual,
   str,
 } from '../shared.js';
 import { storedOutput } from '../storedOutput.js';
@@ -27,7 +27,7 @@ export const verifyMetaSignature = (
   appSecret: string,
 ): boolean => {
   if (header === undefined || appSecret === '' || !header.startsWith('sha256=')) return false;
-  return safeEqual(header.slice('sha256='.length).toLowerCase(), hmacSha256Hex(appSecret, rawBody));
+  return constantTimeEqual(header.slice('sha256='.length).toLowerCase(), hmacSha256Hex(appSecret, rawBody));
 };
 
 // Graph API error codes that clear with time: rate limits, throughput, temporary unavailability.

@@ -1,16 +1,9 @@
 import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '@parley/platform';
 import type { ChannelAdapter, InboundRequest } from '../../adapter.js';
 import type { ChannelHttp, ResolvedConnection, SendResult } from '../../types.js';
 import { jsonWebhook } from '../jsonWebhook.js';
-import {
-  headerValue,
-  isRecord,
-  isRetryableStatus,
-  type PlatformResponse,
-  postJson,
-  safeEqual,
-  str,
-} from '../shared.js';
+import { headerValue, isRecord, isRetryableStatus, type PlatformResponse, postJson, str } from '../shared.js';
 import { storedOutput } from '../storedOutput.js';
 import { parseZendeskWebhook, zendeskAppId } from './zendeskPayload.js';
 import { toZendeskOutput } from './zendeskTransform.js';
@@ -51,7 +44,7 @@ export const verifyZendeskSignature = (input: {
   const expected = createHmac('sha256', webhookSecret)
     .update(Buffer.concat([Buffer.from(timestamp, 'utf8'), rawBody]))
     .digest('base64');
-  return safeEqual(signature, expected);
+  return constantTimeEqual(signature, expected);
 };
 
 /** HTTP Basic auth with the connection's API key id and secret, compared in constant time. */
@@ -63,7 +56,7 @@ export const verifyZendeskBasicAuth = (
   if (authorization === undefined || keyId === '' || keySecret === '') return false;
   const match = /^basic[ ]+(\S+)$/i.exec(authorization.trim());
   if (match?.[1] === undefined) return false;
-  return safeEqual(match[1], Buffer.from(`${keyId}:${keySecret}`, 'utf8').toString('base64'));
+  return constantTimeEqual(match[1], Buffer.from(`${keyId}:${keySecret}`, 'utf8').toString('base64'));
 };
 
 const basicAuth = (connection: ResolvedConnection) =>
@@ -127,7 +120,7 @@ export const createZendeskAdapter = (options: ZendeskAdapterOptions = {}): Zende
       if (webhookSecret !== '') {
         const signature = headerValue(req.headers, 'x-zendesk-webhook-signature');
         const apiKey = headerValue(req.headers, 'x-api-key');
-        if (signature === undefined && apiKey !== undefined) return safeEqual(apiKey, webhookSecret);
+        if (signature === undefined && apiKey !== undefined) return constantTimeEqual(apiKey, webhookSecret);
         return verifyZendeskSignature({
           rawBody: req.rawBody,
           timestamp: headerValue(req.headers, 'x-zendesk-webhook-signature-timestamp'),
