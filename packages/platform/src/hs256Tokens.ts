@@ -3,9 +3,7 @@ import type { z } from 'zod';
 
 export type VerifyTokenFailureReason = 'malformed' | 'signature' | 'expired' | 'claims';
 
-export type VerifiedToken<Claims> =
-  | { ok: true; claims: Claims }
-  | { ok: false; reason: VerifyTokenFailureReason };
+export type VerifiedToken<Read> = ({ ok: true } & Read) | { ok: false; reason: VerifyTokenFailureReason };
 
 /** What a token holds besides `iat`: its claims, `exp` (Unix seconds) among them. */
 type ClaimsShape = z.ZodType<{ exp: number }>;
@@ -37,7 +35,11 @@ export interface Hs256Tokens<S extends ClaimsShape> {
    * issue time (the one `exp` was computed from) or now.
    */
   sign(claims: z.input<S>, issuedAt?: number): Promise<string>;
-  verify(token: string): Promise<VerifiedToken<z.output<S>>>;
+  /** Verifies the token; `read` turns its claims into what the caller answers with `ok: true`. */
+  verify<Read extends object>(
+    token: string,
+    read: (claims: z.output<S>) => Read,
+  ): Promise<VerifiedToken<Read>>;
 }
 
 /**
@@ -61,7 +63,7 @@ export function createHs256Tokens<S extends ClaimsShape>(options: Hs256TokenOpti
         .setProtectedHeader({ alg: 'HS256', typ: options.headerTyp })
         .sign(key);
     },
-    async verify(token) {
+    async verify(token, read) {
       let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(token, key, {
@@ -75,7 +77,7 @@ export function createHs256Tokens<S extends ClaimsShape>(options: Hs256TokenOpti
         return { ok: false, reason: failureReason(error) };
       }
       const parsed = options.claims.safeParse(payload);
-      return parsed.success ? { ok: true, claims: parsed.data } : { ok: false, reason: 'claims' };
+      return parsed.success ? { ok: true, ...read(parsed.data) } : { ok: false, reason: 'claims' };
     },
   };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { errors, type JWTPayload, jwtVerify, SignJWT } from 'jose';
+import { createHs256Tokens, type VerifyTokenFailureReason } from '@parley/platform';
 import { z } from 'zod';
 
 /**
@@ -36,7 +36,7 @@ export interface IssuedSdkChannelToken {
 
 export type VerifySdkChannelTokenResult =
   | { ok: true; claims: SdkChannelTokenClaims; tokenId: string; expiresAt: Date }
-  | { ok: false; reason: 'malformed' | 'signature' | 'expired' | 'claims' };
+  | { ok: false; reason: VerifyTokenFailureReason };
 
 export interface SdkChannelTokens {
   /** Valid `expiresInSeconds` from now (default by kind); throws outside 60..31536000. */
@@ -62,18 +62,19 @@ const claimsSchema = z.object({
   exp: z.number(),
 });
 
-/** HS256 (jose) under SDK_TOKEN_SECRET (at least 32 characters). */
+/** HS256 (createHs256Tokens: jose) under SDK_TOKEN_SECRET (at least 32 characters). */
 export function createSdkChannelTokens(options: {
   secret: string;
   clockToleranceSeconds?: number;
   now?: () => Date;
 }): SdkChannelTokens {
-  if (options.secret.length < 32) {
-    throw new Error('createSdkChannelTokens needs a secret of at least 32 characters');
-  }
-  const key = new TextEncoder().encode(options.secret);
-  const now = options.now ?? (() => new Date());
-  const clockTolerance = options.clockToleranceSeconds ?? 30;
+  const tokens = createHs256Tokens({
+    ...options,
+    name: 'createSdkChannelTokens',
+    headerTyp: HEADER_TYP,
+    claims: claimsSchema,
+    requiredClaims: ['jti'],
+  });
 
   return {
     async issue(claims, expiresInSeconds) {
@@ -87,51 +88,29 @@ export function createSdkChannelTokens(options: {
           `expiresInSeconds must be a whole number in ${SDK_CHANNEL_TOKEN_MIN_TTL_SECONDS}..${SDK_CHANNEL_TOKEN_MAX_TTL_SECONDS}`,
         );
       }
-      const issuedAt = Math.floor(now().getTime() / 1000);
-      const payload = claimsSchema.parse({
-        typ: CLAIM_TYP,
-        kind: claims.kind,
-        tenant_id: claims.tenantId,
-        project_id: claims.projectId,
-        channel_id: claims.channelId,
-        jti: randomUUID(),
-        exp: issuedAt + ttl,
-      });
-      const token = await new SignJWT({ ...payload, iat: issuedAt })
-        .setProtectedHeader({ alg: 'HS256', typ: HEADER_TYP })
-        .sign(key);
-      return { token, tokenId: payload.jti, expiresAt: new Date(payload.exp * 1000) };
+      const issuedAt = tokens.nowSeconds();
+      const jti = randomUUID();
+      const exp = issuedAt + ttl;
+      const token = await tokens.sign(
+        {
+          typ: CLAIM_TYP,
+          kind: claims.kind,
+          tenant_id: claims.tenantId,
+          project_id: claims.projectId,
+          channel_id: claims.channelId,
+          jti,
+          exp,
+        },
+        issuedAt,
+      );
+      return { token, tokenId: jti, expiresAt: new Date(exp * 1000) };
     },
 
-    async verify(token) {
-      let payload: JWTPayload;
-      try {
-        ({ payload } = await jwtVerify(token, key, {
-          algorithms: ['HS256'],
-          typ: HEADER_TYP,
-          requiredClaims: ['exp', 'jti'],
-          clockTolerance,
-          currentDate: now(),
-        }));
-      } catch (error) {
-        if (error instanceof errors.JWTExpired) return { ok: false, reason: 'expired' };
-        if (error instanceof errors.JWTClaimValidationFailed) return { ok: false, reason: 'claims' };
-        if (
-          error instanceof errors.JWSSignatureVerificationFailed ||
-          error instanceof errors.JOSEAlgNotAllowed
-        )
-          return { ok: false, reason: 'signature' };
-        return { ok: false, reason: 'malformed' };
-      }
-      const parsed = claimsSchema.safeParse(payload);
-      if (!parsed.success) return { ok: false, reason: 'claims' };
-      const c = parsed.data;
-      return {
-        ok: true,
+    verify: (token) =>
+      tokens.verify(token, (c) => ({
         claims: { kind: c.kind, tenantId: c.tenant_id, projectId: c.project_id, channelId: c.channel_id },
         tokenId: c.jti,
         expiresAt: new Date(c.exp * 1000),
-      };
-    },
+      })),
   };
 }

@@ -35,6 +35,25 @@ describe('SDK channel share/embed tokens', () => {
     });
   });
 
+  it('verifies a token issued before the shared HS256 module (same key, header and claims)', async () => {
+    // Issued by the former createSdkChannelTokens (its own jose code) at 2026-11-26T15:00:00Z.
+    const issuedBefore =
+      'eyJhbGciOiJIUzI1NiIsInR5cCI6InNkay1jaGFubmVsK2p3dCJ9.eyJ0eXAiOiJzZGtfY2hhbm5lbCIsImtpbmQiOiJlbWJlZCIsInRlbmFudF9pZCI6InRlbl8xIiwicHJvamVjdF9pZCI6InByal8xIiwiY2hhbm5lbF9pZCI6InNka2NfMDEyMzQ1Njc4OWFiY2RlZiIsImp0aSI6ImNiMDcyMWNlLTA5MTQtNDIzYS04ZTBjLTBkYjBiYWFhZTM5NSIsImV4cCI6MTc5ODI5NzIwMCwiaWF0IjoxNzk1NzA1MjAwfQ.uDcImXVsW7nU2m7CgJulHeRjrsWaoo46EvWjVcGZ1b4';
+    const secret = 'a-fixed-test-secret-of-at-least-32-characters';
+    const at = (iso: string) => createSdkChannelTokens({ secret, now: () => new Date(iso) });
+    expect(await at('2026-12-01T00:00:00Z').verify(issuedBefore)).toEqual({
+      ok: true,
+      claims,
+      tokenId: 'cb0721ce-0914-423a-8e0c-0db0baaae395',
+      expiresAt: new Date('2026-12-26T15:00:00Z'),
+    });
+    expect(await at('2026-12-27T00:00:00Z').verify(issuedBefore)).toEqual({ ok: false, reason: 'expired' });
+    expect(await createSdkChannelTokens({ secret: 'x'.repeat(40) }).verify(issuedBefore)).toEqual({
+      ok: false,
+      reason: 'signature',
+    });
+  });
+
   it('refuses expired tokens, another secret, and tokens of another type under the same secret', async () => {
     let now = new Date('2026-01-01T00:00:00Z');
     const tokens = createSdkChannelTokens({ secret: SECRET, now: () => now });

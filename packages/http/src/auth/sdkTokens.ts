@@ -74,15 +74,11 @@ const claimsSchema = z.object({
 export function createSdkTokens(options: SdkTokensOptions): SdkTokens {
   const ttlSeconds = options.ttlSeconds ?? SDK_TOKEN_DEFAULT_TTL_SECONDS;
   const tokens = createHs256Tokens({
-    secret: options.secret,
+    ...options,
     name: 'createSdkTokens',
     headerTyp: HEADER_TYP,
     claims: claimsSchema,
     requiredClaims: ['sub'],
-    ...(options.clockToleranceSeconds === undefined
-      ? {}
-      : { clockToleranceSeconds: options.clockToleranceSeconds }),
-    ...(options.now === undefined ? {} : { now: options.now }),
   });
   if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > SDK_TOKEN_MAX_TTL_SECONDS) {
     throw new Error(`createSdkTokens: ttlSeconds must be a whole number in 1..${SDK_TOKEN_MAX_TTL_SECONDS}`);
@@ -107,12 +103,8 @@ export function createSdkTokens(options: SdkTokensOptions): SdkTokens {
       return { token, expiresAt: new Date(exp * 1000) };
     },
 
-    async verify(token) {
-      const verified = await tokens.verify(token);
-      if (!verified.ok) return verified;
-      const c = verified.claims;
-      return {
-        ok: true,
+    verify: (token) =>
+      tokens.verify(token, (c) => ({
         claims: {
           tenantId: c.tenant_id,
           projectId: c.project_id,
@@ -121,7 +113,6 @@ export function createSdkTokens(options: SdkTokensOptions): SdkTokens {
           ...(c.origin === undefined ? {} : { origin: c.origin }),
         },
         expiresAt: new Date(c.exp * 1000),
-      };
-    },
+      })),
   };
 }
