@@ -147,7 +147,7 @@ describe('HTTP async workers', () => {
     const client = await db.pool.connect();
     try {
       await client.query('begin');
-      await apiBoss.send(HTTP_ASYNC_TURN_QUEUE, data as unknown as object, {
+      await apiBoss.send(HTTP_ASYNC_TURN_QUEUE, data, {
         id: httpAsyncTurnJobId(subscription.id, data.messageId),
         db: { executeSql: (text, values) => client.query(text, values) },
       });

@@ -192,7 +192,7 @@ const jobData = (
 
 /** What the submit does for the worker: the turn job, announced (the workers here are woken directly). */
 async function submit(data: HttpAsyncTurnJobData): Promise<HttpAsyncTurnJobData> {
-  await boss.send(HTTP_ASYNC_TURN_QUEUE, data as unknown as object, {
+  await boss.send(HTTP_ASYNC_TURN_QUEUE, data, {
     id: httpAsyncTurnJobId(data.subscriptionId, data.messageId),
   });
   workers.wake();
@@ -361,6 +361,31 @@ describe('HTTP async turn and callbacks', () => {
     expect(verifyCallbackBearer(only?.headers.authorization, token)).toBe(true);
     expect(only?.headers['x-parley-signature']).toBeUndefined();
     expect(only?.headers['x-parley-timestamp']).toBeUndefined();
+  });
+
+  it('fails a turn job whose data its schema refuses, and goes on with the next', async () => {
+    const sub = await subscribe({ events: ['agent.response'] });
+    // A sender of another version: no text, the route unknown.
+    const badId = await boss.send(HTTP_ASYNC_TURN_QUEUE, {
+      ...jobData(sub, 'x'),
+      text: undefined,
+      route: 'post',
+    });
+    await submit(jobData(sub, 'after the bad one'));
+    await until(() => at(sub.path).length === 1);
+    let bad: { state: string; output: unknown } | undefined;
+    await until(async () => {
+      const { rows } = await db.pool.query<{ state: string; output: unknown }>(
+        'select state, output from pgboss.job where id = $1',
+        [badId],
+      );
+      bad = rows[0];
+      return bad !== undefined && bad.state !== 'created' && bad.state !== 'active';
+    });
+    expect(['retry', 'failed']).toContain(bad?.state);
+    expect(JSON.stringify(bad?.output)).toMatch(
+      /http-async-turn: .*text.*route|http-async-turn: .*route.*text/,
+    );
   });
 
   it('retries a failed attempt with the same body, message_id and X-Parley-Delivery, and records each attempt', async () => {

@@ -204,7 +204,7 @@ export async function processHttpAsyncCallbackJob(
     if (nextAttemptAt !== undefined) {
       await tx.append(stream, [attempted]);
       const next: HttpAsyncCallbackJobData = { ...data, attempt: attempt + 1 };
-      await boss.send(HTTP_ASYNC_CALLBACK_QUEUE, next as unknown as object, {
+      await boss.send(HTTP_ASYNC_CALLBACK_QUEUE, next, {
         id: httpAsyncAttemptJobId(deliveryId, attempt + 1),
         startAfter: nextAttemptAt,
         db: { executeSql: (text, values) => tx.client.query(text, values) },

@@ -181,7 +181,7 @@ async function accept(
     acceptedAt: acceptedAt.toISOString(),
   };
   const queued = await nullIfQueueMissing(
-    deps.boss.send(HTTP_ASYNC_TURN_QUEUE, data as unknown as object, {
+    deps.boss.send(HTTP_ASYNC_TURN_QUEUE, data, {
       id: jobId,
       db: { executeSql: (text, values) => client.query(text, values) },
     }),
@@ -205,7 +205,7 @@ async function accept(
         sessionKey: conversation.sessionKey,
         newConversation: conversation.newConversation,
         text: input.text,
-        metadata: metadata as never,
+        metadata,
         acceptedAt: data.acceptedAt,
       },
       { tenantId: input.tenantId, projectId: input.projectId, correlationId: messageId },

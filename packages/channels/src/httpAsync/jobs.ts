@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { jsonObjectSchema } from '@parley/events';
+import { defineJob, type JobPayload } from '@parley/platform';
+import { z } from 'zod';
 import { derivedUuid } from '../inbound/ids.js';
-import type { WebhookEventType } from './subscriptionSchema.js';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './subscriptionSchema.js';
 
 /**
  * The HTTP async channel's durable work (pg-boss, schema `pgboss`, beside the channel queues):
@@ -15,42 +18,52 @@ export const HTTP_ASYNC_CALLBACK_QUEUE = 'http-async-callback';
 
 export type HttpAsyncRoute = 'message' | 'send';
 
-export interface HttpAsyncTurnJobData {
-  messageId: string;
-  subscriptionId: string;
-  projectId: string;
-  tenantId: string;
-  route: HttpAsyncRoute;
-  /** The canonical conversation key (the acknowledgement's session_key). */
-  sessionKey: string;
-  /** This message started the conversation. */
-  newConversation: boolean;
-  text: string;
-  /** The request's metadata (returned unchanged in the callbacks); {} when none was sent. */
-  metadata: Record<string, unknown>;
-  /** ISO 8601. */
-  acceptedAt: string;
-}
+/** An http-async-turn job: one accepted message. */
+export const httpAsyncTurnJob = defineJob(
+  HTTP_ASYNC_TURN_QUEUE,
+  z.object({
+    messageId: z.string().min(1),
+    subscriptionId: z.string().min(1),
+    projectId: z.string().min(1),
+    tenantId: z.string().min(1),
+    route: z.enum(['message', 'send']),
+    /** The canonical conversation key (the acknowledgement's session_key). */
+    sessionKey: z.string().min(1),
+    /** This message started the conversation. */
+    newConversation: z.boolean(),
+    text: z.string(),
+    /** The request's metadata (returned unchanged in the callbacks); {} when none was sent. */
+    metadata: jsonObjectSchema,
+    /** ISO 8601. */
+    acceptedAt: z.string(),
+  }),
+);
+export type HttpAsyncTurnJobData = JobPayload<typeof httpAsyncTurnJob>;
 
-export interface HttpAsyncCallbackJobData {
-  deliveryId: string;
-  messageId: string;
-  subscriptionId: string;
-  projectId: string;
-  tenantId: string;
-  eventType: WebhookEventType;
-  /** The runtime session, when the callback is about one. */
-  sessionId?: string;
-  /** The JSON body every attempt sends (serialised once per attempt, signed over those bytes). */
-  payload: Record<string, unknown>;
-  test: boolean;
-  /** This job's attempt number (1-based, continuing across redeliveries). */
-  attempt: number;
-  /** The last attempt number this queueing allows (firstAttempt + schedule length - 1). */
-  lastAttempt: number;
-  /** The first attempt of this queueing (HttpAsyncCallbackQueued.firstAttempt). */
-  firstAttempt: number;
-}
+/** An http-async-callback job: one attempt of one callback delivery. */
+export const httpAsyncCallbackJob = defineJob(
+  HTTP_ASYNC_CALLBACK_QUEUE,
+  z.object({
+    deliveryId: z.string().min(1),
+    messageId: z.string().min(1),
+    subscriptionId: z.string().min(1),
+    projectId: z.string().min(1),
+    tenantId: z.string().min(1),
+    eventType: z.enum(WEBHOOK_EVENT_TYPES),
+    /** The runtime session, when the callback is about one. */
+    sessionId: z.string().min(1).optional(),
+    /** The JSON body every attempt sends (serialised once per attempt, signed over those bytes). */
+    payload: jsonObjectSchema,
+    test: z.boolean(),
+    /** This job's attempt number (1-based, continuing across redeliveries). */
+    attempt: z.int().min(1),
+    /** The last attempt number this queueing allows (firstAttempt + schedule length - 1). */
+    lastAttempt: z.int().min(1),
+    /** The first attempt of this queueing (HttpAsyncCallbackQueued.firstAttempt). */
+    firstAttempt: z.int().min(1),
+  }),
+);
+export type HttpAsyncCallbackJobData = JobPayload<typeof httpAsyncCallbackJob>;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 function base62(length: number): string {

@@ -63,7 +63,7 @@ export async function queueHttpAsyncCallback(
         deliveryId,
         eventType,
         ...(input.sessionId === undefined ? {} : { sessionId: input.sessionId }),
-        payload: input.payload as never,
+        payload: input.payload,
         test: input.test,
         firstAttempt: input.firstAttempt,
         maxAttempts: deps.maxAttempts,
@@ -88,7 +88,7 @@ export async function queueHttpAsyncCallback(
     lastAttempt,
   };
   const id = await nullIfQueueMissing(
-    deps.boss.send(HTTP_ASYNC_CALLBACK_QUEUE, data as unknown as object, {
+    deps.boss.send(HTTP_ASYNC_CALLBACK_QUEUE, data, {
       id: httpAsyncAttemptJobId(deliveryId, input.firstAttempt),
       db: { executeSql: (text, values) => tx.client.query(text, values) },
     }),

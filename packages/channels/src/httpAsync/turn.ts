@@ -88,7 +88,7 @@ export async function processHttpAsyncTurnJob(
         sessionKey,
         newConversation: data.newConversation,
         text: data.text,
-        metadata: data.metadata as never,
+        metadata: data.metadata,
         acceptedAt: data.acceptedAt,
       },
       metadata,

@@ -1,11 +1,11 @@
-import { ensureQueue } from '@parley/platform';
+import { ensureQueue, parseJobPayload } from '@parley/platform';
 import type { PgBoss } from 'pg-boss';
 import { processHttpAsyncCallbackJob } from './delivery.js';
 import {
   HTTP_ASYNC_CALLBACK_QUEUE,
   HTTP_ASYNC_TURN_QUEUE,
-  type HttpAsyncCallbackJobData,
-  type HttpAsyncTurnJobData,
+  httpAsyncCallbackJob,
+  httpAsyncTurnJob,
 } from './jobs.js';
 import { type HttpAsyncWorkerDeps, processHttpAsyncTurnJob } from './turn.js';
 
@@ -85,17 +85,18 @@ export async function workHttpAsyncQueues(
   for (let i = 0; i < (options.teamSize ?? 1); i++) {
     // The handler learns its own worker id once work() has answered; the first fetch may come sooner.
     const self = { id: '' };
-    self.id = await boss.work<HttpAsyncTurnJobData, void, typeof polling & { includeMetadata: true }>(
+    self.id = await boss.work<unknown, void, typeof polling & { includeMetadata: true }>(
       HTTP_ASYNC_TURN_QUEUE,
       { ...polling, includeMetadata: true },
       async (jobs) => {
         for (const job of jobs) {
-          await processHttpAsyncTurnJob(deps, boss, job.data, {
+          const data = parseJobPayload(httpAsyncTurnJob, job, deps.logger);
+          await processHttpAsyncTurnJob(deps, boss, data, {
             retryCount: job.retryCount,
             retryLimit: job.retryLimit,
           }).catch((err: unknown) => {
             deps.logger.error(
-              { err, subscriptionId: job.data.subscriptionId, messageId: job.data.messageId, jobId: job.id },
+              { err, subscriptionId: data.subscriptionId, messageId: data.messageId, jobId: job.id },
               'http async turn job failed; pg-boss retries it',
             );
             throw err;
@@ -107,22 +108,19 @@ export async function workHttpAsyncQueues(
     );
     turn.push(self.id);
     const sender = { id: '' };
-    sender.id = await boss.work<HttpAsyncCallbackJobData>(
-      HTTP_ASYNC_CALLBACK_QUEUE,
-      polling,
-      async (jobs) => {
-        for (const job of jobs) {
-          await processHttpAsyncCallbackJob(deps, boss, job.data).catch((err: unknown) => {
-            deps.logger.error(
-              { err, deliveryId: job.data.deliveryId, attempt: job.data.attempt, jobId: job.id },
-              'http async callback job failed; pg-boss retries it',
-            );
-            throw err;
-          });
-        }
-        if (jobs.length > 0 && sender.id !== '') boss.notifyWorker(sender.id);
-      },
-    );
+    sender.id = await boss.work(HTTP_ASYNC_CALLBACK_QUEUE, polling, async (jobs) => {
+      for (const job of jobs) {
+        const data = parseJobPayload(httpAsyncCallbackJob, job, deps.logger);
+        await processHttpAsyncCallbackJob(deps, boss, data).catch((err: unknown) => {
+          deps.logger.error(
+            { err, deliveryId: data.deliveryId, attempt: data.attempt, jobId: job.id },
+            'http async callback job failed; pg-boss retries it',
+          );
+          throw err;
+        });
+      }
+      if (jobs.length > 0 && sender.id !== '') boss.notifyWorker(sender.id);
+    });
     callback.push(sender.id);
   }
   return {

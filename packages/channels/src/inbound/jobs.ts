@@ -1,6 +1,7 @@
-import { ensureQueue, PG_BOSS_SCHEMA, type Pool } from '@parley/platform';
+import { actionSetSchema } from '@parley/events';
+import { defineJob, ensureQueue, type JobPayload, PG_BOSS_SCHEMA, type Pool } from '@parley/platform';
 import { PgBoss } from 'pg-boss';
-import type { NormalizedMessage, OutgoingReply } from '../types.js';
+import { z } from 'zod';
 
 /** pg-boss's tables live in this schema of the Parley database (shared with the worker's other queues). */
 export { PG_BOSS_SCHEMA };
@@ -21,27 +22,62 @@ export const notifyChannelJob = (
   queue: string,
 ): Promise<unknown> => client.query('select pg_notify($1, $2)', [CHANNEL_JOBS_NOTIFY_CHANNEL, queue]);
 
-export interface InboundJobData {
-  connectionId: string;
-  channelType: string;
-  message: NormalizedMessage;
-  /** When the webhook was accepted (ISO 8601). */
-  receivedAt: string;
-}
+const record = z.record(z.string(), z.unknown());
 
-export interface SendJobData {
-  connectionId: string;
-  channelType: string;
-  tenantId: string;
-  projectId: string;
-  sessionId: string;
-  /** The reply's AgentReplied.messageId: the send's idempotency key. */
-  replyMessageId: string;
-  externalSessionKey: string;
-  /** The inbound message's metadata (chat id, thread ts...), for the adapter to address the reply. */
-  metadata: Record<string, unknown>;
-  reply: OutgoingReply;
-}
+/** A NormalizedMessage (types.ts) as a job carries it (the fields the processor reads). */
+const normalizedMessageSchema = z.object({
+  externalMessageId: z.string(),
+  externalSessionKey: z.string(),
+  text: z.string(),
+  metadata: record,
+  timestamp: z.string(),
+  actionEvent: z
+    .looseObject({
+      actionId: z.string(),
+      value: z.string(),
+      type: z.enum(['button', 'select', 'text_input']),
+    })
+    .optional(),
+  channelUserId: z.string().optional(),
+  messageMetadata: record.optional(),
+});
+
+/** A channel-inbound job: one accepted webhook message of a connection. */
+export const channelInboundJob = defineJob(
+  CHANNEL_INBOUND_QUEUE,
+  z.object({
+    connectionId: z.string().min(1),
+    channelType: z.string().min(1),
+    message: normalizedMessageSchema,
+    /** When the webhook was accepted (ISO 8601). */
+    receivedAt: z.string(),
+  }),
+);
+export type InboundJobData = JobPayload<typeof channelInboundJob>;
+
+/** A channel-send job: one reply to deliver on the connection's channel. */
+export const channelSendJob = defineJob(
+  CHANNEL_SEND_QUEUE,
+  z.object({
+    connectionId: z.string().min(1),
+    channelType: z.string().min(1),
+    tenantId: z.string().min(1),
+    projectId: z.string().min(1),
+    sessionId: z.string().min(1),
+    /** The reply's AgentReplied.messageId: the send's idempotency key. */
+    replyMessageId: z.string().min(1),
+    externalSessionKey: z.string(),
+    /** The inbound message's metadata (chat id, thread ts...), for the adapter to address the reply. */
+    metadata: record,
+    /** An OutgoingReply (types.ts). */
+    reply: z.object({
+      text: z.string(),
+      actionSet: actionSetSchema.optional(),
+      richContent: record.optional(),
+    }),
+  }),
+);
+export type SendJobData = JobPayload<typeof channelSendJob>;
 
 export interface ChannelQueueOptions {
   /** Send attempts after the first (pg-boss retryLimit of the send queue). */

@@ -465,7 +465,7 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
         receivedAt: now().toISOString(),
       };
       const sent = await nullIfQueueMissing(
-        boss.send(CHANNEL_INBOUND_QUEUE, data as unknown as object, {
+        boss.send(CHANNEL_INBOUND_QUEUE, data, {
           id: jobId,
           db: { executeSql: (text, values) => client.query(text, values) },
         }),

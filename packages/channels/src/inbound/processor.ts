@@ -347,7 +347,7 @@ export async function processInboundJob(
         within: async (client) => {
           const id = sendJobId(connectionId, result.reply.messageId);
           const sent = await nullIfQueueMissing(
-            boss.send(CHANNEL_SEND_QUEUE, send as unknown as object, {
+            boss.send(CHANNEL_SEND_QUEUE, send, {
               id,
               db: { executeSql: (text, values) => client.query(text, values) },
             }),

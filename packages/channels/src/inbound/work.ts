@@ -1,11 +1,12 @@
+import { parseJobPayload } from '@parley/platform';
 import type { PgBoss } from 'pg-boss';
 import {
   CHANNEL_INBOUND_QUEUE,
   CHANNEL_SEND_QUEUE,
   type ChannelQueueOptions,
+  channelInboundJob,
+  channelSendJob,
   ensureChannelQueues,
-  type InboundJobData,
-  type SendJobData,
 } from './jobs.js';
 import { type InboundWorkerDeps, processInboundJob, processSendJob } from './processor.js';
 
@@ -47,11 +48,12 @@ export async function workChannelQueues(
   for (let i = 0; i < (options.teamSize ?? 1); i++) {
     // The handler learns its own worker id once work() has answered; the first fetch may come sooner.
     const self = { id: '' };
-    self.id = await boss.work<InboundJobData>(CHANNEL_INBOUND_QUEUE, polling, async (jobs) => {
+    self.id = await boss.work(CHANNEL_INBOUND_QUEUE, polling, async (jobs) => {
       for (const job of jobs) {
-        await processInboundJob(deps, boss, job.data).catch((err: unknown) => {
+        const data = parseJobPayload(channelInboundJob, job, deps.logger);
+        await processInboundJob(deps, boss, data).catch((err: unknown) => {
           deps.logger.error(
-            { err, connectionId: job.data.connectionId, jobId: job.id },
+            { err, connectionId: data.connectionId, jobId: job.id },
             'inbound channel job failed; pg-boss retries it',
           );
           throw err;
@@ -62,19 +64,15 @@ export async function workChannelQueues(
     });
     inbound.push(self.id);
     const sender = { id: '' };
-    sender.id = await boss.work<SendJobData>(
-      CHANNEL_SEND_QUEUE,
-      { ...polling, includeMetadata: true },
-      async (jobs) => {
-        for (const job of jobs) {
-          await processSendJob(deps, job.data, {
-            retryCount: job.retryCount,
-            retryLimit: options.sendRetryLimit,
-          });
-        }
-        if (jobs.length > 0 && sender.id !== '') boss.notifyWorker(sender.id);
-      },
-    );
+    sender.id = await boss.work(CHANNEL_SEND_QUEUE, { ...polling, includeMetadata: true }, async (jobs) => {
+      for (const job of jobs) {
+        await processSendJob(deps, parseJobPayload(channelSendJob, job, deps.logger), {
+          retryCount: job.retryCount,
+          retryLimit: options.sendRetryLimit,
+        });
+      }
+      if (jobs.length > 0 && sender.id !== '') boss.notifyWorker(sender.id);
+    });
     send.push(sender.id);
   }
   return {

@@ -91,7 +91,7 @@ async function deliverOnChannel(
   await withClient(deps.pool, async (client) => {
     await client.query('begin');
     try {
-      await deps.boss.send(CHANNEL_SEND_QUEUE, send as unknown as object, {
+      await deps.boss.send(CHANNEL_SEND_QUEUE, send, {
         id: sendJobId(where.connectionId, turn.replyMessageId),
         db: { executeSql: (text, values) => client.query(text, values) },
       });

@@ -1,4 +1,4 @@
-import { ensureQueue } from '@parley/platform';
+import { defineJob, ensureQueue } from '@parley/platform';
 import type { PgBoss } from 'pg-boss';
 import { z } from 'zod';
 import { derivedUuid } from '../inbound/ids.js';
@@ -18,6 +18,7 @@ export const toolResumeJobSchema = z.object({
   result: z.unknown().optional(),
 });
 export type ToolResumeJobData = z.infer<typeof toolResumeJobSchema>;
+export const toolResumeJob = defineJob(TOOL_RESUME_QUEUE, toolResumeJobSchema);
 
 /** The job id: one resumption per suspension, however often it is queued. */
 export const toolResumeJobId = (suspensionId: string): string => derivedUuid('tool-resume', suspensionId);

@@ -1,14 +1,9 @@
-import { isParleyError } from '@parley/platform';
+import { isParleyError, parseJobPayload } from '@parley/platform';
 import { notifyChannelJob } from '../inbound/jobs.js';
 import { FINAL_TURN_CODES } from '../inbound/processor.js';
 import type { ClaimRefusal } from './claimRefusal.js';
 import { deliverResumedReply, type ResumeDeliveryDeps, type ResumedTurn } from './resumeDelivery.js';
-import {
-  TOOL_RESUME_QUEUE,
-  type ToolResumeJobData,
-  toolResumeJobId,
-  toolResumeJobSchema,
-} from './resumeJobs.js';
+import { TOOL_RESUME_QUEUE, type ToolResumeJobData, toolResumeJob, toolResumeJobId } from './resumeJobs.js';
 
 /** The runtime's resumed turn, as much of it as delivery needs (@parley/runtime ResumeResult). */
 export interface ResumedTurnResult {
@@ -57,7 +52,7 @@ export async function processToolResumeJob(
   deps: ToolResumeDeps,
   data: unknown,
 ): Promise<'delivered' | 'nothing' | 'failed'> {
-  const job = toolResumeJobSchema.parse(data);
+  const job = parseJobPayload(toolResumeJob, { data }, deps.logger);
   let resumed: ResumedTurnResult | null;
   try {
     resumed = await deps.resume(job);
