@@ -6,6 +6,7 @@ import {
   startBotConnectorStandIn,
   STAND_IN_TENANT_ID as TENANT_ID,
 } from '../../testing/msteams/botConnectorStandIn.js';
+import { personalMessage, request, teamsConnection } from '../../testing/msteams/msteamsTestActivities.js';
 import type { ResolvedConnection } from '../../types.js';
 import { createMsTeamsAdapter } from './msteamsAdapter.js';
 
@@ -198,5 +199,26 @@ describe('Teams sendResponse and typing against the stand-in Bot Connector', () 
     await expect(
       teams.sendTypingIndicator?.(connection(), personal, message({ text: '' }).metadata, http),
     ).rejects.toThrow('msteams 403: BotNotInConversationRoster');
+  });
+});
+
+describe('Teams verifyRequest against a JWKS served over HTTP', () => {
+  it('verifies a real RS256 token by the key of the served key set, and nothing else', async () => {
+    const adapter = createMsTeamsAdapter({ openIdMetadataUrl: standIn.metadataUrl });
+    const connection = teamsConnection;
+    const activity = { ...personalMessage, serviceUrl: SERVICE_URL };
+    const token = await standIn.issuer.sign({
+      audience: connection.credentials.appId ?? '',
+      serviceUrl: SERVICE_URL,
+    });
+    expect(await adapter.verifyRequest(request(activity, `Bearer ${token}`), connection)).toBe(true);
+    const foreign = await standIn.issuer.sign({
+      audience: connection.credentials.appId ?? '',
+      serviceUrl: SERVICE_URL,
+      foreignKey: true,
+    });
+    expect(await adapter.verifyRequest(request(activity, `Bearer ${foreign}`), connection)).toBe(false);
+    const keyFetches = standIn.requests.filter((r) => r.path === '/v1/.well-known/keys');
+    expect(keyFetches).toHaveLength(1);
   });
 });

@@ -68,7 +68,6 @@ export const createMsTeamsAdapter = (options: MsTeamsAdapterOptions = {}): MsTea
   const keys = createBotFrameworkKeys({
     metadataUrl: options.openIdMetadataUrl ?? BOT_FRAMEWORK_OPENID_METADATA_URL,
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
-    now,
   });
   const tokens = createBotTokenCache(now);
 

@@ -1,4 +1,11 @@
-import { errors, importJWK, type JWK, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  customFetch,
+  errors,
+  type JWTVerifyGetKey,
+  jwtVerify,
+} from 'jose';
 import { isRecord, str } from '../shared.js';
 
 /** Where the Bot Framework publishes the keys that sign requests to bots (public cloud). */
@@ -11,25 +18,21 @@ export const BOT_FRAMEWORK_ALGORITHMS = ['RS256', 'RS384', 'RS512'];
 /** Clock skew allowed on exp/nbf: the 5 minutes the Bot Framework documents. */
 export const BOT_FRAMEWORK_CLOCK_TOLERANCE_SECONDS = 300;
 
-interface SigningKey {
-  jwk: JWK;
-  /** Bot Framework channel ids this key may sign for (`endorsements`), when the JWKS lists them. */
-  endorsements?: string[];
-}
-
 export interface BotFrameworkKeys {
-  /** The signing key with this `kid`, refetching the key set when stale or when the kid is new. */
-  key(kid: string | undefined): Promise<SigningKey | undefined>;
+  /**
+   * The key of the Bot Framework's key set that signed this token (jose's `JWTVerifyGetKey`), when
+   * it is endorsed for `channelId` (the JWKS's `endorsements`, where a key lists them).
+   */
+  getKey(channelId: string | undefined): JWTVerifyGetKey;
 }
 
 export interface BotFrameworkKeysOptions {
   /** The OpenID metadata document; its `jwks_uri` names the key set. */
   metadataUrl: string;
   fetch: typeof fetch;
-  now: () => Date;
   /** Keys are refetched after this long (default 24 hours; Microsoft rotates them with notice). */
   maxAgeMs?: number;
-  /** No refetch sooner than this after the last attempt: an unknown kid cannot make us hammer the IdP. */
+  /** No refetch sooner than this after the last one: an unknown kid cannot make us hammer the IdP. */
   minRefreshIntervalMs?: number;
   timeoutMs?: number;
 }
@@ -43,69 +46,46 @@ const getJson = async (fetchFn: typeof fetch, url: string, timeoutMs: number): P
   return (await response.json()) as unknown;
 };
 
-const toSigningKeys = (jwks: unknown): Map<string, SigningKey> => {
-  const keys = new Map<string, SigningKey>();
-  const list = isRecord(jwks) && Array.isArray(jwks.keys) ? jwks.keys : [];
-  for (const entry of list) {
-    if (!isRecord(entry) || entry.kty !== 'RSA') continue;
-    const kid = str(entry.kid);
-    const n = str(entry.n);
-    const e = str(entry.e);
-    if (kid === undefined || n === undefined || e === undefined) continue;
-    const endorsements = Array.isArray(entry.endorsements)
-      ? entry.endorsements.filter((x): x is string => typeof x === 'string')
-      : undefined;
-    keys.set(kid, { jwk: { kty: 'RSA', n, e }, ...(endorsements === undefined ? {} : { endorsements }) });
-  }
-  return keys;
-};
-
 /**
- * The Bot Framework's signing keys: the OpenID metadata, then its `jwks_uri`, cached for a day
- * and refetched early when a token names an unknown kid (key rotation), at most once a minute.
- * One refetch at a time; a failed fetch keeps the keys already known.
+ * The Bot Framework's signing keys: the OpenID metadata names the key set (`jwks_uri`, fetched once,
+ * again after a failure), which jose's remote JWK set caches for a day and refetches early when a
+ * token names an unknown kid (key rotation), at most once a minute. A failed refetch keeps the keys
+ * already known.
  */
 export const createBotFrameworkKeys = (options: BotFrameworkKeysOptions): BotFrameworkKeys => {
-  const maxAgeMs = options.maxAgeMs ?? 24 * 60 * 60 * 1000;
-  const minRefreshIntervalMs = options.minRefreshIntervalMs ?? 60 * 1000;
   const timeoutMs = options.timeoutMs ?? 5000;
-  let keys = new Map<string, SigningKey>();
-  let fetchedAt: number | undefined;
-  let attemptedAt: number | undefined;
-  let inFlight: Promise<void> | undefined;
-
-  const load = async () => {
-    const metadata = await getJson(options.fetch, options.metadataUrl, timeoutMs);
-    const jwksUri = isRecord(metadata) ? str(metadata.jwks_uri) : undefined;
-    if (jwksUri === undefined || !/^https?:\/\//.test(jwksUri)) throw new Error('no jwks_uri');
-    const fresh = toSigningKeys(await getJson(options.fetch, jwksUri, timeoutMs));
-    if (fresh.size === 0) throw new Error('empty key set');
-    keys = fresh;
-    fetchedAt = options.now().getTime();
-  };
-
-  const refresh = async (): Promise<void> => {
-    const now = options.now().getTime();
-    if (attemptedAt !== undefined && now - attemptedAt < minRefreshIntervalMs) return inFlight;
-    attemptedAt = now;
-    inFlight = load()
-      .catch(() => {
-        // Keep the known keys; the next attempt comes after minRefreshIntervalMs.
-      })
-      .finally(() => {
-        inFlight = undefined;
+  let remote: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
+  const remoteSet = () => {
+    remote ??= getJson(options.fetch, options.metadataUrl, timeoutMs).then((metadata) => {
+      const jwksUri = isRecord(metadata) ? str(metadata.jwks_uri) : undefined;
+      if (jwksUri === undefined || !/^https?:\/\//.test(jwksUri)) throw new Error('no jwks_uri');
+      return createRemoteJWKSet(new URL(jwksUri), {
+        cacheMaxAge: options.maxAgeMs ?? 24 * 60 * 60 * 1000,
+        cooldownDuration: options.minRefreshIntervalMs ?? 60 * 1000,
+        timeoutDuration: timeoutMs,
+        [customFetch]: options.fetch,
       });
-    return inFlight;
+    });
+    remote.catch(() => {
+      remote = undefined;
+    });
+    return remote;
   };
 
   return {
-    async key(kid) {
-      if (kid === undefined) return undefined;
-      if (fetchedAt === undefined || options.now().getTime() - fetchedAt > maxAgeMs) await refresh();
-      const known = keys.get(kid);
-      if (known !== undefined) return known;
-      await refresh();
-      return keys.get(kid);
+    getKey: (channelId) => async (header, token) => {
+      const set = await remoteSet();
+      const key = await set(header, token).catch((err: unknown) => {
+        // The refetch failed (not a missing kid): the keys known from before still verify.
+        const known = set.jwks();
+        if (err instanceof errors.JWKSNoMatchingKey || known === undefined) throw err;
+        return createLocalJWKSet(known)(header, token);
+      });
+      const endorsements = (set.jwks()?.keys.find((k) => k.kid === header.kid) as { endorsements?: unknown })
+        ?.endorsements;
+      if (Array.isArray(endorsements) && (channelId === undefined || !endorsements.includes(channelId)))
+        throw new errors.JWKSNoMatchingKey('the key is not endorsed for this channel');
+      return key;
     },
   };
 };
@@ -135,17 +115,7 @@ export const verifyBotFrameworkToken = async (input: {
     const token = bearerToken(input.authorization);
     const serviceUrl = input.activity === null ? undefined : str(input.activity.serviceUrl);
     if (token === undefined || serviceUrl === undefined || input.appId === '') return false;
-    const channelId = str(input.activity?.channelId);
-    const getKey: JWTVerifyGetKey = async (header) => {
-      const key = await input.keys.key(header.kid);
-      if (key === undefined) throw new errors.JWKSNoMatchingKey();
-      if (
-        key.endorsements !== undefined &&
-        (channelId === undefined || !key.endorsements.includes(channelId))
-      )
-        throw new errors.JWKSNoMatchingKey('the key is not endorsed for this channel');
-      return importJWK(key.jwk, header.alg);
-    };
+    const getKey = input.keys.getKey(str(input.activity?.channelId));
     const { payload } = await jwtVerify(token, getKey, {
       issuer: BOT_FRAMEWORK_ISSUER,
       audience: input.appId,
