@@ -1,7 +1,7 @@
 import { canonicalChannel, canonicalSource, canonicalSourceSubtype } from '@parley/analytics';
 import type { LlmCallRecordedData } from '@parley/events';
 import type { RecordedEvent } from '@parley/eventstore';
-import { llmCallMeasureValues } from './llmCallColumns.js';
+import { llmCallRowValues } from './llmCallColumns.js';
 
 /** What the ledger shows for a model or provider the call did not record (spec 000 §2.3). */
 export const UNKNOWN = 'unknown';
@@ -50,20 +50,12 @@ export function ledgerRow(call: LlmCallRecordedData, event: RecordedEvent) {
   return {
     project_id: call.projectId,
     id: ledgerId(call),
-    call_id: call.callId,
+    ...llmCallRowValues(call, event.eventId),
     session_id: call.sessionId ?? null,
-    trace_id: call.traceId ?? null,
-    event_id: event.eventId,
     model: call.model ?? UNKNOWN,
     provider: call.provider ?? UNKNOWN,
-    agent_name: call.agentName,
     environment: ledgerEnvironment(call.environment),
     channel: call.channel === undefined ? null : canonicalChannel(call.channel),
-    channel_type: call.channelType ?? null,
-    status: call.status,
-    status_code: call.statusCode,
-    ...llmCallMeasureValues(call),
-    started_at: new Date(call.startedAt),
     // Older names become current ones, so that the filter's canonical names find every call.
     source: canonicalSource(call.source),
     source_subtype: canonicalSourceSubtype(call.sourceSubtype, call.source),

@@ -64,6 +64,23 @@ export const llmCallMeasureValues = (call: LlmCallRecordedData): LlmCallMeasureR
   cost: call.cost,
 });
 
+/**
+ * The row values both tables take from a recorded call as it is (the ledger maps model, provider,
+ * environment, channel and source on top; the traces keep them as recorded): ids, status, the
+ * channel type, the measures and the start.
+ */
+export const llmCallRowValues = (call: LlmCallRecordedData, eventId: string) => ({
+  call_id: call.callId,
+  event_id: eventId,
+  trace_id: call.traceId ?? null,
+  agent_name: call.agentName,
+  status: call.status,
+  status_code: call.statusCode,
+  channel_type: call.channelType ?? null,
+  ...llmCallMeasureValues(call),
+  started_at: new Date(call.startedAt),
+});
+
 export const tokenCountsOf = (row: LlmCallMeasureRow): TokenCounts => ({
   inputTokens: row.input_tokens,
   cachedTokens: row.cached_tokens,

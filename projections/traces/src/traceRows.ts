@@ -1,6 +1,6 @@
 import type { LlmCallRecordedData, TraceEventRecordedData } from '@parley/events';
 import type { RecordedEvent } from '@parley/eventstore';
-import { llmCallMeasureValues } from '@parley/projection-llm-ledger/llmCallColumns';
+import { llmCallRowValues } from '@parley/projection-llm-ledger/llmCallColumns';
 
 /** The `trace_events` row of one TraceEventRecorded (see tracesProjection). */
 export function traceEventRow(trace: TraceEventRecordedData, event: RecordedEvent) {
@@ -66,23 +66,15 @@ export function generationRow(call: LlmCallRecordedData & { sessionId: string },
   return {
     project_id: call.projectId,
     session_id: call.sessionId,
-    call_id: call.callId,
-    event_id: event.eventId,
-    trace_id: call.traceId ?? null,
+    ...llmCallRowValues(call, event.eventId),
     span_id: call.spanId ?? null,
-    agent_name: call.agentName,
     provider: call.provider ?? null,
     model: call.model ?? null,
-    status: call.status,
-    status_code: call.statusCode,
     environment: call.environment ?? null,
     channel: call.channel ?? null,
-    channel_type: call.channelType ?? null,
-    ...llmCallMeasureValues(call),
     price_card_version: call.priceCardVersion ?? null,
     source: call.source,
     source_subtype: call.sourceSubtype,
-    started_at: new Date(call.startedAt),
     prompt_stored: prompt.stored,
     prompt_message_count: prompt.messageCount,
     prompt_tool_count: prompt.toolCount,
