@@ -1,9 +1,11 @@
 import { addRoute, type RouteShapes } from '@parley/http';
-import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { z } from 'zod';
 
 export const projectParams = z.object({ projectId: z.string().min(1).max(256) });
 export const itemParams = projectParams.extend({ id: z.string().min(1).max(64) });
+type ProjectParams = z.output<typeof projectParams>;
+type ItemParams = z.output<typeof itemParams>;
 const listQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   offset: z.coerce.number().int().min(0).default(0),
@@ -43,12 +45,22 @@ export interface ProjectCrudResource<Item, Body, Many extends string> {
   notes?: { list?: string; delete?: string };
 }
 
+/** A create or change route of a resource: what differs per resource; the answer is never cached. */
+export interface ProjectCrudWrite<B extends z.ZodType, P> {
+  summary: string;
+  description: string;
+  body: B;
+  /** The answers beside the resource's errors (the success status's, and any the write adds). */
+  response: RouteShapes<undefined, undefined, undefined, undefined>['response'];
+  save(request: FastifyRequest<{ Params: P; Body: z.output<B> }>): Promise<unknown>;
+}
+
 /**
  * The list, show and delete routes every project resource managed over the API has the same way
  * (channel connections, webhook subscriptions): a page by limit/offset (oldest first), one by id
- * (404 from `notFound`), delete (204, 404). Answers are never cached. Each registers where it is
- * called, so a resource keeps its routes (and its OpenAPI paths) in its own order; create and
- * change, which differ per resource, stay with the resource.
+ * (404 from `notFound`), delete (204, 404); create (201) and change (200) with the body and the
+ * saving the resource gives. Answers are never cached. Each registers where it is called, so a
+ * resource keeps its routes (and its OpenAPI paths) in its own order.
  */
 export function projectCrudRoutes<Item, Body, Many extends string>(
   app: FastifyInstance,
@@ -102,6 +114,49 @@ export function projectCrudRoutes<Item, Body, Many extends string>(
           if (item === null) throw notFound(request.params.id);
           reply.header('cache-control', 'no-store');
           return { success: true, [names.one]: toBody(item) };
+        },
+      });
+    },
+    create<B extends z.ZodType>(write: ProjectCrudWrite<B, ProjectParams>): void {
+      addRoute(app, {
+        ...common,
+        method: 'POST',
+        url: base,
+        summary: write.summary,
+        description: write.description,
+        operationId: `create${names.operation}`,
+        params: projectParams,
+        body: write.body,
+        response: { ...errors, ...write.response },
+        preHandler: access.write,
+        handler: async (request, reply) => {
+          // addRoute's Out<B> is z.output<B> for any B given; TypeScript cannot see that of a generic B.
+          const answer = await write.save(
+            request as FastifyRequest<{ Params: ProjectParams; Body: z.output<B> }>,
+          );
+          reply.status(201).header('cache-control', 'no-store');
+          return answer;
+        },
+      });
+    },
+    update<B extends z.ZodType>(write: ProjectCrudWrite<B, ItemParams>): void {
+      addRoute(app, {
+        ...common,
+        method: 'PATCH',
+        url: `${base}/:id`,
+        summary: write.summary,
+        description: write.description,
+        operationId: `update${names.operation}`,
+        params: itemParams,
+        body: write.body,
+        response: { ...errors, ...write.response },
+        preHandler: access.write,
+        handler: async (request, reply) => {
+          const answer = await write.save(
+            request as FastifyRequest<{ Params: ItemParams; Body: z.output<B> }>,
+          );
+          reply.header('cache-control', 'no-store');
+          return answer;
         },
       });
     },

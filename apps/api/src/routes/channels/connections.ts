@@ -6,10 +6,10 @@ import {
   connectionInputSchema,
   connectionPatchSchema,
 } from '@parley/channels';
-import { addRoute, errorResponses, HttpError, type VerifyApiKey, type VerifyJwt } from '@parley/http';
+import { errorResponses, HttpError, type VerifyApiKey, type VerifyJwt } from '@parley/http';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { itemParams, projectCrudRoutes, projectParams } from '../projectCrudRoutes.js';
+import { projectCrudRoutes } from '../projectCrudRoutes.js';
 import { channelResourceAccess, requireChannelKey } from '../projectResources.js';
 
 export interface ChannelConnectionsRouteOptions {
@@ -149,7 +149,6 @@ export const channelConnectionsRoutes: FastifyPluginAsync<ChannelConnectionsRout
     ...(saved.registration === undefined ? {} : { webhookRegistration: saved.registration }),
   });
 
-  const { common, errors } = access;
   const base = '/api/projects/:projectId/channel-connections';
   const routes = projectCrudRoutes(app, access, {
     base,
@@ -166,45 +165,27 @@ export const channelConnectionsRoutes: FastifyPluginAsync<ChannelConnectionsRout
 
   routes.list();
 
-  addRoute(app, {
-    ...common,
-    method: 'POST',
-    url: base,
+  routes.create({
     summary: 'Create a channel connection',
     description:
       'The channel type must be connection-eligible in the manifest; `credentials` must hold its `requiredCredentials` ' +
       'and may hold its `optionalCredentials`. (channelType, externalIdentifier) is unique: 409 CHANNEL_CONNECTION_EXISTS.',
-    operationId: 'createChannelConnection',
-    params: projectParams,
     body: connectionInputSchema,
-    response: { 201: one, ...errors, 409: errorResponses.standard },
-    preHandler: access.write,
-    handler: async (request, reply) => {
-      const saved = await registerWebhook(
-        request,
-        await store().create(request.params.projectId, request.body),
-      );
-      reply.status(201).header('cache-control', 'no-store');
-      return answer(saved);
-    },
+    response: { 201: one, 409: errorResponses.standard },
+    save: async (request) =>
+      answer(await registerWebhook(request, await store().create(request.params.projectId, request.body))),
   });
 
   routes.get();
 
-  addRoute(app, {
-    ...common,
-    method: 'PATCH',
-    url: `${base}/:id`,
+  routes.update({
     summary: 'Change a channel connection, toggle it active or inactive',
     description:
       'Only the fields given change; `null` clears name, agentName, deploymentId. `credentials` merges: a string sets ' +
       'one, null removes it. `settings` replaces. `active: true` also clears the `error` status.',
-    operationId: 'updateChannelConnection',
-    params: itemParams,
     body: connectionPatchSchema,
-    response: { 200: one, ...errors, 409: errorResponses.standard },
-    preHandler: access.write,
-    handler: async (request, reply) => {
+    response: { 200: one, 409: errorResponses.standard },
+    save: async (request) => {
       const connection = await store().update(request.params.projectId, request.params.id, request.body);
       const body = request.body;
       const reachable =
@@ -212,9 +193,7 @@ export const channelConnectionsRoutes: FastifyPluginAsync<ChannelConnectionsRout
         body.externalIdentifier !== undefined ||
         body.settings !== undefined ||
         body.active === true;
-      const saved = reachable ? await registerWebhook(request, connection) : { connection };
-      reply.header('cache-control', 'no-store');
-      return answer(saved);
+      return answer(reachable ? await registerWebhook(request, connection) : { connection });
     },
   });
 

@@ -11,7 +11,7 @@ import {
 import { addRoute, HttpError, type VerifyApiKey, type VerifyJwt } from '@parley/http';
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { itemParams, projectCrudRoutes, projectParams } from '../projectCrudRoutes.js';
+import { itemParams, projectCrudRoutes } from '../projectCrudRoutes.js';
 import { channelResourceAccess, requireChannelKey } from '../projectResources.js';
 
 export interface HttpAsyncSubscriptionsRouteOptions {
@@ -112,48 +112,31 @@ export const httpAsyncSubscriptionsRoutes: FastifyPluginAsync<HttpAsyncSubscript
 
   routes.list();
 
-  addRoute(app, {
-    ...common,
-    method: 'POST',
-    url: base,
+  routes.create({
     summary: 'Create a webhook subscription',
     description:
       'The callback URL must be https and resolve only to public addresses (HTTP_ASYNC_CALLBACK_ALLOWLIST excepted): ' +
       'else 400 CALLBACK_URL_REFUSED. `authMode` hmac (default): the answer holds the generated signing `secret`, ' +
       'shown only this once. `authMode` bearer: give `bearerToken`; it is sent as `Authorization: Bearer` and never returned.',
-    operationId: 'createWebhookSubscription',
-    params: projectParams,
     body: subscriptionInputSchema,
-    response: { 201: withSecret, ...errors, 400: badRequest },
-    preHandler: access.write,
     // CALLBACK_URL_REFUSED carries `error.details.reason` (an exposed detail of the error).
-    handler: async (request, reply) => {
-      const saved = await store().create(request.params.projectId, request.body);
-      reply.status(201).header('cache-control', 'no-store');
-      return answer(saved);
-    },
+    response: { 201: withSecret, 400: badRequest },
+    save: async (request) => answer(await store().create(request.params.projectId, request.body)),
   });
 
   routes.get();
 
-  addRoute(app, {
-    ...common,
-    method: 'PATCH',
-    url: `${base}/:id`,
+  routes.update({
     summary: 'Change a webhook subscription, pause or resume it',
     description:
       'Only the fields given change. A new callback URL is checked like on create. `status` is active or paused; ' +
       'deleting is DELETE and final. The auth mode cannot change: create a new subscription instead.',
-    operationId: 'updateWebhookSubscription',
-    params: itemParams,
     body: subscriptionPatchSchema,
-    response: { 200: one, ...errors, 400: badRequest },
-    preHandler: access.write,
-    handler: async (request, reply) => {
-      const subscription = await store().update(request.params.projectId, request.params.id, request.body);
-      reply.header('cache-control', 'no-store');
-      return { success: true as const, subscription: toBody(subscription) };
-    },
+    response: { 200: one, 400: badRequest },
+    save: async (request) => ({
+      success: true as const,
+      subscription: toBody(await store().update(request.params.projectId, request.params.id, request.body)),
+    }),
   });
 
   routes.delete();
