@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
 import {
   assertTtl,
   hashMediaToken,
@@ -16,12 +17,9 @@ export interface RedisMediaTokenStoreOptions {
   now?: () => number;
 }
 
-interface StoredClaims {
-  p: string;
-  r: string;
-  i: number;
-  e: number;
-}
+/** The claims as stored in Redis (short keys), parsed when read back: another process wrote them. */
+const storedClaimsSchema = z.object({ p: z.string(), r: z.string(), i: z.number(), e: z.number() });
+type StoredClaims = z.infer<typeof storedClaimsSchema>;
 
 /**
  * Media tokens shared by all API processes: `<prefix><sha256(token)>` → the claims as JSON, with the
@@ -63,18 +61,14 @@ export function createRedisMediaTokenStore(
 }
 
 function parseClaims(raw: string): MediaTokenClaims | null {
+  let json: unknown;
   try {
-    const value = JSON.parse(raw) as Partial<StoredClaims>;
-    if (
-      typeof value.p !== 'string' ||
-      typeof value.r !== 'string' ||
-      typeof value.i !== 'number' ||
-      typeof value.e !== 'number'
-    ) {
-      return null;
-    }
-    return { projectId: value.p, recordingId: value.r, objectIndex: value.i, expiresAt: new Date(value.e) };
+    json = JSON.parse(raw);
   } catch {
     return null;
   }
+  const parsed = storedClaimsSchema.safeParse(json);
+  if (!parsed.success) return null;
+  const { p, r, i, e } = parsed.data;
+  return { projectId: p, recordingId: r, objectIndex: i, expiresAt: new Date(e) };
 }
