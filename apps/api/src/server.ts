@@ -82,7 +82,9 @@ export async function createApiServer(system: ApiDependencies): Promise<ApiServe
   // Agents' secrets are encrypted with the connections' keyring (CHANNEL_CREDENTIALS_KEY).
   const agents = createAgentStore(pool, channelKeyring ?? undefined);
   const channelConnections = channelKeyring === null ? null : createConnectionStore(pool, channelKeyring);
-  const channelAdapters = createChannelAdapters();
+  const channelAdapters = createChannelAdapters({
+    vonageWebhookMaxAgeSeconds: config.VONAGE_WEBHOOK_MAX_AGE_SECONDS,
+  });
   const callbackAllowlist = callbackAllowlistOf(config);
   // pg-boss used only to insert jobs (send with the caller's transaction): never started here.
   const jobs = createChannelJobQueue(pool);

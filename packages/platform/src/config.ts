@@ -263,6 +263,12 @@ export const configSchema = z.object({
     .transform((v) => (v === '' ? undefined : v))
     .optional(),
   /**
+   * Vonage signed webhooks: how far (seconds, either way) their signed time (the JWT's `iat`, the
+   * SMS API's `timestamp`) may be from the server's clock; outside it they are refused like a bad
+   * signature (docs/channels.md "SMS through Vonage").
+   */
+  VONAGE_WEBHOOK_MAX_AGE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  /**
    * HTTP async callbacks: the delays before attempt 2, 3, ... of a failed delivery, comma-separated
    * whole numbers with a unit s, m or h (1 to 50 entries, each 1s..24h); a delivery makes one
    * attempt more than there are entries, then is dead-lettered. Unset: `10s,30s,1m,2m,5m,10m,30m,1h,

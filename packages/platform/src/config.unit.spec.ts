@@ -39,6 +39,7 @@ describe('loadConfig', () => {
       TOOL_SUSPENSION_TIMEOUT_SECONDS: 86_400,
       TURN_CONCURRENCY: 16,
       TURN_QUEUE_DEPTH: 64,
+      VONAGE_WEBHOOK_MAX_AGE_SECONDS: 300,
       VOICE_ENABLED: false,
       VOICE_MODE: 'pipeline',
       VOICE_LATENCY_TARGET_MS: 500,

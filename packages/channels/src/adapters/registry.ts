@@ -30,6 +30,8 @@ export function createChannelAdapters(
     openIdMetadataUrl?: string;
     /** The fetch for calls to URLs that clients give (A2A push notifications): the callback guard. */
     callbackFetch?: typeof fetch;
+    /** Vonage signed webhooks' window (VONAGE_WEBHOOK_MAX_AGE_SECONDS); default 300 s. */
+    vonageWebhookMaxAgeSeconds?: number;
   } = {},
 ): ReadonlyMap<string, InboundAdapter> {
   const adapters: InboundAdapter[] = [
@@ -41,7 +43,12 @@ export function createChannelAdapters(
     createSlackAdapter(options),
     createSmsAdapter(options),
     createTelegramAdapter(options),
-    createVonageAdapter(options),
+    createVonageAdapter({
+      ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.vonageWebhookMaxAgeSeconds === undefined
+        ? {}
+        : { signatureMaxAgeSeconds: options.vonageWebhookMaxAgeSeconds }),
+    }),
     createVxmlAdapter(options),
     createWhatsAppAdapter(),
     createZendeskAdapter(options),

@@ -107,6 +107,25 @@ describe('Vonage Messages API: status callbacks', () => {
     ).id;
   });
 
+  it('refuses a token issued outside the window with the envelope of a forged one', async () => {
+    const payload = JSON.stringify(vonageMessagesInbound(90, NUMBER, USER));
+    const post = (token: string) =>
+      world.app.inject({
+        method: 'POST',
+        url: VONAGE_PATH,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        payload,
+      });
+    const forged = await post(vonageWebhookToken('forged-secret', payload));
+    expect(forged.statusCode).toBe(401);
+    const stale = await post(
+      vonageWebhookToken(VONAGE_SECRET, payload, { iat: Math.floor(Date.now() / 1000) - 400 }),
+    );
+    expect(stale.statusCode).toBe(401);
+    expect(stale.json()).toEqual(forged.json());
+    expect(stale.json()).toMatchObject({ success: false, error: { code: 'UNAUTHORIZED' } });
+  });
+
   it('records each status of a sent reply once, on its session; a forged one is refused', async () => {
     expect((await postJson(vonageMessagesInbound(1, NUMBER, USER))).json()).toEqual({
       success: true,
@@ -189,7 +208,19 @@ describe('Vonage SMS API: delivery receipts (md5hash, the default method)', () =
       VONAGE_SECRET,
       'sha256',
     );
-    expect((await postForm(wrong)).statusCode).toBe(401);
+    const forged = await postForm(wrong);
+    expect(forged.statusCode).toBe(401);
+    // Signed right but outside the window (VONAGE_WEBHOOK_MAX_AGE_SECONDS, 300 s): the same refusal.
+    const stale = await postForm(
+      signSmsApi(
+        smsApiReceipt(reply.externalMessageId, 'failed', NUMBER, USER),
+        VONAGE_SECRET,
+        'md5hash',
+        new Date(Date.now() - 301_000),
+      ),
+    );
+    expect(stale.statusCode).toBe(401);
+    expect(stale.json()).toEqual(forged.json());
     expect(await reports(reply.sessionId)).toEqual([
       expect.objectContaining({
         messageId: reply.messageId,

@@ -7,14 +7,23 @@ import { webhookBodyProblem } from '../webhookBody.js';
 import { parseVonageInbound, parseVonageReceipts, smsApiParams, vonageNumberOf } from './vonagePayload.js';
 import { sendVonagePart } from './vonageSend.js';
 import { VONAGE_PROVIDER, vonageSettingsOf } from './vonageSettings.js';
-import { verifyMessagesWebhook, verifySmsApiWebhook } from './vonageSignature.js';
+import {
+  VONAGE_WEBHOOK_MAX_AGE_SECONDS,
+  verifyMessagesWebhook,
+  verifySmsApiWebhook,
+} from './vonageSignature.js';
 
 /** The Messages API's limit on an SMS text (the SMS API concatenates up to the same length). */
 export const VONAGE_SMS_MAX_TEXT = 1000;
 
 export interface VonageAdapterOptions {
-  /** The clock for message times Vonage does not give. */
+  /** The clock for message times Vonage does not give and for the signatures' window. */
   now?: () => Date;
+  /**
+   * How far (seconds, either way) a webhook's signed time (JWT `iat`, SMS API `timestamp`) may be
+   * from `now` (VONAGE_WEBHOOK_MAX_AGE_SECONDS; default 300).
+   */
+  signatureMaxAgeSeconds?: number;
 }
 
 export interface VonageAdapter extends ChannelAdapter {
@@ -33,6 +42,7 @@ export interface VonageAdapter extends ChannelAdapter {
  */
 export const createVonageAdapter = (options: VonageAdapterOptions = {}): VonageAdapter => {
   const now = options.now ?? (() => new Date());
+  const maxAgeSeconds = options.signatureMaxAgeSeconds ?? VONAGE_WEBHOOK_MAX_AGE_SECONDS;
   const parseOptions = (connection: ResolvedConnection) => ({
     number: connection.externalIdentifier,
     now: now(),
@@ -48,9 +58,10 @@ export const createVonageAdapter = (options: VonageAdapterOptions = {}): VonageA
     verifyRequest(req, connection) {
       const secret = connection.credentials.signatureSecret ?? '';
       const settings = vonageSettingsOf(connection.settings);
+      const window = { now: now(), maxAgeSeconds };
       if (settings.api === 'messages')
-        return verifyMessagesWebhook(headerValue(req.headers, 'authorization'), req.rawBody, secret);
-      return verifySmsApiWebhook(smsApiParams(req.body), secret, settings.signatureMethod);
+        return verifyMessagesWebhook(headerValue(req.headers, 'authorization'), req.rawBody, secret, window);
+      return verifySmsApiWebhook(smsApiParams(req.body), secret, settings.signatureMethod, window);
     },
 
     parseIncoming(req, connection) {

@@ -19,6 +19,10 @@ const SECRET = 'vonage-signature-secret-0123456789';
 const NUMBER = '447700900000';
 const USER = '447700900001';
 const NOW = new Date('2026-11-21T10:00:00.000Z');
+const NOW_S = NOW.getTime() / 1000;
+/** Tokens signed at the adapter's clock. */
+const AT_NOW = { iat: NOW_S };
+const WINDOW = { now: NOW, maxAgeSeconds: 300 };
 const adapter = createVonageAdapter({ now: () => NOW });
 const messagesConnection = {
   ...testConnection('sms', NUMBER, { signatureSecret: SECRET, applicationId: 'app', privateKey: 'k' }),
@@ -66,7 +70,7 @@ describe('Vonage Messages API signed webhooks', () => {
     const body = messagesInbound(1, NUMBER, USER);
     const raw = JSON.stringify(body);
     expect(
-      adapter.verifyRequest(jsonRequest(body, vonageWebhookToken(SECRET, raw)), messagesConnection),
+      adapter.verifyRequest(jsonRequest(body, vonageWebhookToken(SECRET, raw, AT_NOW)), messagesConnection),
     ).toBe(true);
   });
 
@@ -75,15 +79,15 @@ describe('Vonage Messages API signed webhooks', () => {
     const raw = JSON.stringify(body);
     const refused = (token: string | undefined, connection = messagesConnection, request = body) =>
       expect(adapter.verifyRequest(jsonRequest(request, token), connection)).toBe(false);
-    refused(vonageWebhookToken('another-secret', raw));
-    refused(vonageWebhookToken(SECRET, raw), messagesConnection, { ...body, text: 'forged' });
+    refused(vonageWebhookToken('another-secret', raw, AT_NOW));
+    refused(vonageWebhookToken(SECRET, raw, AT_NOW), messagesConnection, { ...body, text: 'forged' });
     refused(undefined);
-    refused(vonageWebhookToken(SECRET, raw, {}, { alg: 'HS512', typ: 'JWT' }));
-    refused(vonageWebhookToken(SECRET, raw, { payload_hash: undefined }));
-    refused(vonageWebhookToken(SECRET, raw), smsConnection('md5hash'));
-    refused(vonageWebhookToken(SECRET, raw), { ...messagesConnection, credentials: {} });
+    refused(vonageWebhookToken(SECRET, raw, AT_NOW, { alg: 'HS512', typ: 'JWT' }));
+    refused(vonageWebhookToken(SECRET, raw, { ...AT_NOW, payload_hash: undefined }));
+    refused(vonageWebhookToken(SECRET, raw, AT_NOW), smsConnection('md5hash'));
+    refused(vonageWebhookToken(SECRET, raw, AT_NOW), { ...messagesConnection, credentials: {} });
     // An unsigned token ("alg": "none") is never a signature.
-    const [header, claims] = vonageWebhookToken(SECRET, raw).split('.');
+    const [header, claims] = vonageWebhookToken(SECRET, raw, AT_NOW).split('.');
     refused(`${Buffer.from('{"alg":"none"}').toString('base64url')}.${claims}.`);
     refused(`${header}.${claims}.`);
   });
@@ -91,13 +95,14 @@ describe('Vonage Messages API signed webhooks', () => {
   it('never throws and accepts only a token over the exact body with the secret (property)', () => {
     fc.assert(
       fc.property(fc.string(), fc.uint8Array({ maxLength: 100 }), fc.string(), (header, body, secret) => {
-        expect(verifyMessagesWebhook(header, Buffer.from(body), secret)).toBe(false);
+        expect(verifyMessagesWebhook(header, Buffer.from(body), secret, WINDOW)).toBe(false);
         const raw = Buffer.from(body);
-        const token = vonageWebhookToken(SECRET, raw.toString('latin1'));
-        expect(verifyMessagesWebhook(`Bearer ${token}`, Buffer.from(raw.toString('latin1')), SECRET)).toBe(
-          true,
-        );
-        if (secret !== SECRET) expect(verifyMessagesWebhook(`Bearer ${token}`, raw, secret)).toBe(false);
+        const token = vonageWebhookToken(SECRET, raw.toString('latin1'), AT_NOW);
+        expect(
+          verifyMessagesWebhook(`Bearer ${token}`, Buffer.from(raw.toString('latin1')), SECRET, WINDOW),
+        ).toBe(true);
+        if (secret !== SECRET)
+          expect(verifyMessagesWebhook(`Bearer ${token}`, raw, secret, WINDOW)).toBe(false);
       }),
     );
   });
@@ -107,7 +112,7 @@ describe('Vonage SMS API signatures (sig)', () => {
   it.each(VONAGE_SIGNATURE_METHODS)(
     '%s: accepted as Vonage signs, refused when anything changes',
     (method) => {
-      const params = signSmsApi(smsApiInbound(1, NUMBER, USER), SECRET, method);
+      const params = signSmsApi(smsApiInbound(1, NUMBER, USER), SECRET, method, NOW);
       const connection = smsConnection(method);
       expect(adapter.verifyRequest(formRequest(params), connection)).toBe(true);
       expect(adapter.verifyRequest(jsonRequest(params), connection)).toBe(true);
@@ -123,7 +128,9 @@ describe('Vonage SMS API signatures (sig)', () => {
 
   it('computes what the official SDK verifies, and refuses what it refuses (property)', () => {
     const params = fc.dictionary(
-      fc.string({ minLength: 1, maxLength: 12 }).filter((k) => k !== 'sig' && k !== '__proto__'),
+      fc
+        .string({ minLength: 1, maxLength: 12 })
+        .filter((k) => k !== 'sig' && k !== 'timestamp' && k !== '__proto__'),
       fc.string({ maxLength: 20 }),
       { maxKeys: 8 },
     );
@@ -132,18 +139,93 @@ describe('Vonage SMS API signatures (sig)', () => {
         params,
         fc.constantFrom(...VONAGE_SIGNATURE_METHODS),
         fc.string({ minLength: 1 }),
-        (p, method, secret) => {
+        (unstamped, method, secret) => {
+          const p = { ...unstamped, timestamp: String(NOW_S) };
           const sig = smsApiSignature(p, secret, method);
           expect(sdk.verifySignature(sig, { ...p }, secret, SDK_ALGORITHM[method] as never)).toBe(true);
-          expect(verifySmsApiWebhook({ ...p, sig }, secret, method)).toBe(true);
-          expect(verifySmsApiWebhook({ ...p, sig: sig.toUpperCase() }, secret, method)).toBe(true);
+          expect(verifySmsApiWebhook({ ...p, sig }, secret, method, WINDOW)).toBe(true);
+          expect(verifySmsApiWebhook({ ...p, sig: sig.toUpperCase() }, secret, method, WINDOW)).toBe(true);
           const tampered = { ...p, extra: 'x' };
-          expect(verifySmsApiWebhook({ ...tampered, sig }, secret, method)).toBe(
+          expect(verifySmsApiWebhook({ ...tampered, sig }, secret, method, WINDOW)).toBe(
             sdk.verifySignature(sig, tampered, secret, SDK_ALGORITHM[method] as never),
           );
         },
       ),
     );
+  });
+});
+
+describe('Vonage signature windows (replays refused)', () => {
+  const body = messagesInbound(1, NUMBER, USER);
+  const raw = JSON.stringify(body);
+  const messages = (claims: Record<string, unknown>, maxAgeSeconds?: number) =>
+    createVonageAdapter({
+      now: () => NOW,
+      ...(maxAgeSeconds === undefined ? {} : { signatureMaxAgeSeconds: maxAgeSeconds }),
+    }).verifyRequest(jsonRequest(body, vonageWebhookToken(SECRET, raw, claims)), messagesConnection);
+
+  it('Messages API: iat exactly 300 s either way accepted, 301 s refused; no iat refused', () => {
+    expect(messages({ iat: NOW_S - 300 })).toBe(true);
+    expect(messages({ iat: NOW_S + 300 })).toBe(true);
+    expect(messages({ iat: NOW_S - 301 })).toBe(false);
+    expect(messages({ iat: NOW_S + 301 })).toBe(false);
+    expect(messages({ iat: undefined })).toBe(false);
+    expect(messages({ iat: String(NOW_S) })).toBe(false);
+  });
+
+  it('Messages API: exp, when present, must not be past', () => {
+    // jsonwebtoken (under @vonage/jwt) checks exp against the wall clock too: the adapter's clock is that here.
+    const wall = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const wallS = wall.getTime() / 1000;
+    const at = (claims: Record<string, unknown>) =>
+      createVonageAdapter({ now: () => wall }).verifyRequest(
+        jsonRequest(body, vonageWebhookToken(SECRET, raw, claims)),
+        messagesConnection,
+      );
+    expect(at({ iat: wallS - 10, exp: wallS + 60 })).toBe(true);
+    expect(at({ iat: wallS - 10, exp: wallS - 1 })).toBe(false);
+    expect(at({ iat: wallS - 10, exp: 'later' })).toBe(false);
+  });
+
+  it('the window is configurable', () => {
+    expect(messages({ iat: NOW_S - 60 }, 60)).toBe(true);
+    expect(messages({ iat: NOW_S - 61 }, 60)).toBe(false);
+    expect(messages({ iat: NOW_S - 3000 }, 3600)).toBe(true);
+  });
+
+  it('SMS API: the signed timestamp exactly 300 s either way accepted, 301 s refused; none refused', () => {
+    const connection = smsConnection('md5hash');
+    const signedAt = (offsetSeconds: number) =>
+      adapter.verifyRequest(
+        formRequest(
+          signSmsApi(
+            smsApiInbound(1, NUMBER, USER),
+            SECRET,
+            'md5hash',
+            new Date(NOW.getTime() + offsetSeconds * 1000),
+          ),
+        ),
+        connection,
+      );
+    expect(signedAt(-300)).toBe(true);
+    expect(signedAt(300)).toBe(true);
+    expect(signedAt(-301)).toBe(false);
+    expect(signedAt(301)).toBe(false);
+    // Signed without a timestamp (a valid sig over the other parameters): refused.
+    const {
+      timestamp: _t,
+      sig: _s,
+      ...rest
+    } = signSmsApi(smsApiInbound(1, NUMBER, USER), SECRET, 'md5hash', NOW);
+    const sig = smsApiSignature(rest, SECRET, 'md5hash');
+    expect(adapter.verifyRequest(formRequest({ ...rest, sig }), connection)).toBe(false);
+    const odd = { ...rest, timestamp: `${NOW_S}.5` };
+    expect(
+      adapter.verifyRequest(
+        formRequest({ ...odd, sig: smsApiSignature(odd, SECRET, 'md5hash') }),
+        connection,
+      ),
+    ).toBe(false);
   });
 });
 

@@ -19,16 +19,38 @@ function segment(token: string, index: 0 | 1): Record<string, unknown> | null {
   }
 }
 
+/** Default of VONAGE_WEBHOOK_MAX_AGE_SECONDS: how far a signed webhook's time may be from ours. */
+export const VONAGE_WEBHOOK_MAX_AGE_SECONDS = 300;
+
+/**
+ * The replay window of a signed webhook (docs/decisions.md "Vonage signature windows"): the
+ * signed time (the JWT's `iat`, the SMS API's `timestamp`, Unix seconds) at most `maxAgeSeconds`
+ * from `now`, either way (Vonage's clock may be ahead of ours).
+ */
+export interface SignatureWindow {
+  now: Date;
+  maxAgeSeconds: number;
+}
+
+/** Whether a signed Unix time (seconds) lies in the window; not a finite number: no. */
+export function withinWindow(signedAt: unknown, window: SignatureWindow): boolean {
+  if (typeof signedAt !== 'number' || !Number.isFinite(signedAt)) return false;
+  return Math.abs(window.now.getTime() / 1000 - signedAt) <= window.maxAgeSeconds;
+}
+
 /**
  * A Messages API signed webhook: `Authorization: Bearer <JWT>`, HS256 with the account's signature
  * secret (verified by @vonage/jwt), whose `payload_hash` claim is the SHA-256 (hex) of the exact
  * body. Vonage calls the hash check optional over HTTPS; it is done always, so a token cannot be
- * replayed with another body. False, never a throw, for anything missing or malformed.
+ * replayed with another body. Its `iat` must lie in the window and its `exp`, when present, must
+ * not be past: a captured request cannot be replayed later. False, never a throw, for anything
+ * missing or malformed.
  */
 export function verifyMessagesWebhook(
   authorization: string | undefined,
   rawBody: Buffer,
   signatureSecret: string,
+  window: SignatureWindow,
 ): boolean {
   if (signatureSecret === '' || authorization === undefined) return false;
   const match = /^Bearer\s+(\S+)$/i.exec(authorization.trim());
@@ -42,7 +64,11 @@ export function verifyMessagesWebhook(
   }
   // Only the shared-secret algorithm: a token signed any other way is not Vonage's webhook.
   if (!verified || segment(token, 0)?.alg !== 'HS256') return false;
-  const hash = segment(token, 1)?.payload_hash;
+  const claims = segment(token, 1);
+  if (!withinWindow(claims?.iat, window)) return false;
+  const exp = claims?.exp;
+  if (exp !== undefined && !(typeof exp === 'number' && window.now.getTime() / 1000 <= exp)) return false;
+  const hash = claims?.payload_hash;
   return typeof hash === 'string' && constantTimeEqual(hash.toLowerCase(), sha256Hex(rawBody));
 }
 
@@ -79,13 +105,20 @@ export function smsApiSignature(
   }
 }
 
-/** An SMS API webhook's `sig`, checked with the connection's method and secret (case-insensitive hex, constant time). */
+/**
+ * An SMS API webhook's `sig`, checked with the connection's method and secret (case-insensitive
+ * hex, constant time), and its signed `timestamp` (Unix seconds, required) in the window.
+ */
 export function verifySmsApiWebhook(
   params: Readonly<Record<string, string>>,
   signatureSecret: string,
   method: VonageSignatureMethod,
+  window: SignatureWindow,
 ): boolean {
   const sig = params.sig;
   if (signatureSecret === '' || sig === undefined || sig === '') return false;
+  const timestamp = params.timestamp;
+  if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp) || !withinWindow(Number(timestamp), window))
+    return false;
   return constantTimeEqual(sig.toLowerCase(), smsApiSignature(params, signatureSecret, method));
 }

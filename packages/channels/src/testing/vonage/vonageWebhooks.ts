@@ -71,8 +71,9 @@ export function signSmsApi(
   params: Record<string, string>,
   secret: string,
   method: VonageSignatureMethod,
+  at: Date = new Date(),
 ): Record<string, string> {
-  const signed = { ...params, timestamp: String(Math.floor(Date.now() / 1000)), nonce: randomUUID() };
+  const signed = { ...params, timestamp: String(Math.floor(at.getTime() / 1000)), nonce: randomUUID() };
   const sig = smsApiSignature(signed, secret, method);
   // Vonage sends md5hash lower-case and the HMACs upper-case.
   return { ...signed, sig: method === 'md5hash' ? sig : sig.toUpperCase() };
