@@ -153,6 +153,8 @@ function workerChannels(system: ProcessDependencies): ChannelsWorkOptions | unde
     // Webhooks queued by the API wake the workers through LISTEN at once; polling is the fallback.
     connectionString: system.databaseUrl,
     teamSize: system.config.CHANNEL_WORKER_CONCURRENCY,
+    // Parts of a concatenated SMS wait this long for the others (docs/channels.md "SMS through Vonage").
+    queue: { partTimeoutSeconds: system.config.CHANNEL_MESSAGE_PART_TIMEOUT_SECONDS },
   };
 }
 

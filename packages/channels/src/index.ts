@@ -113,6 +113,7 @@ export {
   createChannelJobQueue,
   createInboundPipeline,
   DEFAULT_CHANNEL_QUEUE_OPTIONS,
+  DEFAULT_PART_TIMEOUT_SECONDS,
   deliveryEventId,
   ensureChannelQueues,
   type InboundAdapter,
@@ -121,11 +122,14 @@ export {
   type InboundPipeline,
   InboundQueueUnavailableError,
   type InboundWorkerDeps,
+  joinParts,
   notifyChannelJob,
+  PARTS_METADATA_KEY,
   processInboundJob,
   processSendJob,
   REPLACED_TEXT_METADATA_KEY,
   RetryableSendError,
+  releaseExpiredParts,
   type SendJobData,
   type WebhookOutcome,
   type WebhookRefusal,
@@ -172,4 +176,4 @@ export {
 } from './sdk/index.js';
 // SMTP intake of the email channel (src/smtp/README.md)
 export { createEmailReceiver, createEmailSmtpServer, type EmailSmtpServer } from './smtp/index.js';
-export type { NormalizedMessage, ResolvedConnection } from './types.js';
+export type { MessagePart, NormalizedMessage, ResolvedConnection } from './types.js';

@@ -25,6 +25,21 @@ export interface NormalizedMessage {
    * with @parley/runtime's messageMetadataSchema: the agent reads it during this turn only.
    */
   messageMetadata?: Record<string, unknown>;
+  /**
+   * One part of a message the platform delivers in pieces (a concatenated SMS through Vonage's
+   * SMS API): the pipeline keeps the parts and queues one joined message (inbound/parts).
+   */
+  part?: MessagePart;
+}
+
+/** Which part of a message delivered in pieces a message is. */
+export interface MessagePart {
+  /** The platform's reference of the whole (Vonage `concat-ref`), per sender. */
+  group: string;
+  /** 1-based position (Vonage `concat-part`). */
+  index: number;
+  /** How many parts the whole has (Vonage `concat-total`). */
+  total: number;
 }
 
 /** Interactive callback data: which ACTION_SET element the user acted on and with what value. */

@@ -252,6 +252,11 @@ export const configSchema = z.object({
    */
   CHANNEL_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /**
+   * How long the parts of a message a platform delivers in pieces (a concatenated SMS through
+   * Vonage's SMS API) wait for the others before what came is released as one message, seconds.
+   */
+  CHANNEL_MESSAGE_PART_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(120),
+  /**
    * HTTP async callbacks: comma-separated CIDRs, addresses or host names that callback URLs may
    * reach although they are not public (and over plain http), e.g. `127.0.0.1/32,receiver.internal`.
    * Unset: only https URLs whose every address is public. Parsed by @parley/channels

@@ -16,6 +16,8 @@ export {
   type SendJobData,
 } from './jobs.js';
 export { channelInboundMigrations } from './migrations.js';
+export { joinParts, PARTS_METADATA_KEY } from './parts/joinParts.js';
+export { DEFAULT_PART_TIMEOUT_SECONDS, releaseExpiredParts } from './parts/partStore.js';
 export {
   createInboundPipeline,
   type InboundAdapter,

@@ -88,6 +88,12 @@ export interface ChannelQueueOptions {
   inboundRetryLimit: number;
   /** A job still active after this long is taken to be lost (worker died) and retried. */
   expireInSeconds: number;
+  /**
+   * How long the parts of a message delivered in pieces (a concatenated SMS) wait for the others
+   * before what came is released as one message (CHANNEL_MESSAGE_PART_TIMEOUT_SECONDS; default
+   * DEFAULT_PART_TIMEOUT_SECONDS).
+   */
+  partTimeoutSeconds?: number;
 }
 
 export const DEFAULT_CHANNEL_QUEUE_OPTIONS: ChannelQueueOptions = {

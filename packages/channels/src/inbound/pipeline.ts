@@ -1,11 +1,8 @@
 import { sessionStream, toAppend } from '@parley/events';
 import type { EventStore } from '@parley/eventstore';
 import {
-  isMissingRelation,
   isStorableText,
   type Logger,
-  nullIfQueueMissing,
-  ParleyError,
   type Pool,
   type PoolClient,
   replaceUnstorableText,
@@ -22,8 +19,10 @@ import {
 } from '../adapter.js';
 import { adapterKey, providerVariant, providerVariants } from '../manifest/providers.js';
 import type { NormalizedMessage, ResolvedConnection, VerifyTokenLookup } from '../types.js';
+import { enqueueInbound, InboundQueueUnavailableError, inTransaction } from './enqueueInbound.js';
 import { deliveryEventId, inboundJobId } from './ids.js';
-import { CHANNEL_INBOUND_QUEUE, type InboundJobData, notifyChannelJob } from './jobs.js';
+import { isValidPart } from './parts/joinParts.js';
+import { acceptPart } from './parts/partStore.js';
 import {
   type ChannelTurnResult,
   type ChannelTurnRunner,
@@ -130,13 +129,7 @@ export interface InboundPipelineDeps {
  */
 export const SYNC_TURN_TIMEOUT_MS = 15_000;
 
-/** The queue is missing (the worker never started): the webhook is answered 503 so the platform retries. */
-export class InboundQueueUnavailableError extends ParleyError {
-  override readonly name = 'InboundQueueUnavailableError';
-  constructor(message: string) {
-    super('INBOUND_QUEUE_UNAVAILABLE', 500, message);
-  }
-}
+export { InboundQueueUnavailableError };
 
 export interface InboundPipeline {
   /**
@@ -443,50 +436,18 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
     return answered;
   }
 
-  /** Inserts the dedupe row and the job in one transaction; false: a duplicate. */
+  /**
+   * One message: its dedupe row and job in one transaction (false: a duplicate); a part of a
+   * message delivered in pieces is kept until its message is complete (inbound/parts): a new part
+   * counts as accepted, the joined message is queued with the last one.
+   */
   async function enqueue(connection: ResolvedConnection, message: NormalizedMessage): Promise<boolean> {
-    const jobId = inboundJobId(connection.id, message.externalMessageId);
-    const client: PoolClient = await pool.connect();
-    try {
-      await client.query('begin');
-      const inserted = await client.query(
-        `insert into channel_inbound_messages (connection_id, external_message_id, external_session_key, job_id)
-         values ($1, $2, $3, $4) on conflict do nothing`,
-        [connection.id, message.externalMessageId, message.externalSessionKey, jobId],
-      );
-      if (inserted.rowCount !== 1) {
-        await client.query('rollback');
-        return false;
-      }
-      const data: InboundJobData = {
-        connectionId: connection.id,
-        channelType: connection.channelType,
-        message,
-        receivedAt: now().toISOString(),
-      };
-      const sent = await nullIfQueueMissing(
-        boss.send(CHANNEL_INBOUND_QUEUE, data, {
-          id: jobId,
-          db: { executeSql: (text, values) => client.query(text, values) },
-        }),
-      ).catch((err: unknown) => {
-        // No pg-boss schema at all: the worker, which creates it with the queues, never ran.
-        if (isMissingRelation(err)) {
-          throw new InboundQueueUnavailableError(`the ${CHANNEL_INBOUND_QUEUE} queue does not exist`);
-        }
-        throw err;
-      });
-      if (sent === null)
-        throw new InboundQueueUnavailableError(`the ${CHANNEL_INBOUND_QUEUE} queue does not exist`);
-      await notifyChannelJob(client, CHANNEL_INBOUND_QUEUE);
-      await client.query('commit');
-      return true;
-    } catch (err) {
-      await client.query('rollback').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
+    if (message.part !== undefined && isValidPart(message.part)) {
+      const outcome = await acceptPart(pool, boss, connection, { ...message, part: message.part }, now());
+      return outcome.kind !== 'duplicate';
     }
+    const { part: _ignored, ...whole } = message;
+    return inTransaction(pool, (client) => enqueueInbound(client, boss, connection, whole, now()));
   }
 
   async function deliver(connection: ResolvedConnection, messages: readonly NormalizedMessage[]) {

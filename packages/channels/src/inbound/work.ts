@@ -8,6 +8,7 @@ import {
   channelSendJob,
   ensureChannelQueues,
 } from './jobs.js';
+import { DEFAULT_PART_TIMEOUT_SECONDS, releaseExpiredParts } from './parts/partStore.js';
 import { type InboundWorkerDeps, processInboundJob, processSendJob } from './processor.js';
 
 /**
@@ -36,7 +37,12 @@ export interface ChannelWorkers {
 export async function workChannelQueues(
   boss: PgBoss,
   deps: InboundWorkerDeps,
-  options: ChannelQueueOptions & { pollingIntervalSeconds?: number; teamSize?: number },
+  options: ChannelQueueOptions & {
+    pollingIntervalSeconds?: number;
+    teamSize?: number;
+    /** How often the part timeout sweep runs (default: a quarter of the timeout, 1 to 15 s). */
+    partSweepIntervalMs?: number;
+  },
 ): Promise<ChannelWorkers> {
   await ensureChannelQueues(boss, options);
   const polling = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, batchSize: 1 };
@@ -75,10 +81,45 @@ export async function workChannelQueues(
     });
     send.push(sender.id);
   }
+  const sweep = startPartSweep(boss, deps, options);
+  boss.once('stopped', () => clearInterval(sweep));
   return {
     ids: [...inbound, ...send],
     inbound,
     send,
     wake: () => wakeAll([...inbound, ...send]),
   };
+}
+
+/**
+ * The part timeout sweep (inbound/parts): every `partSweepIntervalMs` (default a quarter of the
+ * timeout, at most 15 s), incomplete multipart messages past CHANNEL_MESSAGE_PART_TIMEOUT_SECONDS
+ * are released as they are. Every worker process sweeps; the reference lock makes each release once.
+ */
+function startPartSweep(
+  boss: PgBoss,
+  deps: InboundWorkerDeps,
+  options: ChannelQueueOptions & { partSweepIntervalMs?: number },
+): NodeJS.Timeout {
+  let sweeping = false;
+  const timeoutSeconds = options.partTimeoutSeconds ?? DEFAULT_PART_TIMEOUT_SECONDS;
+  const interval =
+    options.partSweepIntervalMs ?? Math.min(15_000, Math.max(1_000, (timeoutSeconds * 1000) / 4));
+  const sweep = setInterval(() => {
+    if (sweeping) return;
+    sweeping = true;
+    releaseExpiredParts({
+      pool: deps.pool,
+      boss,
+      logger: deps.logger,
+      timeoutSeconds,
+      ...(deps.now === undefined ? {} : { now: deps.now }),
+    })
+      .catch((err: unknown) => deps.logger.warn({ err }, 'message part sweep failed; next tick retries'))
+      .finally(() => {
+        sweeping = false;
+      });
+  }, interval);
+  sweep.unref();
+  return sweep;
 }

@@ -25,6 +25,7 @@ export {
   messagesInbound as vonageMessagesInbound,
   messagesStatus as vonageMessagesStatus,
   signSmsApi,
+  smsApiConcatParts,
   smsApiInbound,
   smsApiReceipt,
   vonageWebhookToken,

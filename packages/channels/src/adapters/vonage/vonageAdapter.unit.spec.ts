@@ -7,6 +7,7 @@ import {
   messagesInbound,
   messagesStatus,
   signSmsApi,
+  smsApiConcatParts,
   smsApiInbound,
   smsApiReceipt,
   vonageWebhookToken,
@@ -314,6 +315,30 @@ describe('Vonage webhook bodies', () => {
         timestamp: '2020-01-01T14:00:00.000Z',
       },
     ]);
+  });
+
+  it('reads a part of a concatenated SMS API message as a part (blank text kept); other concat fields: whole', () => {
+    const connection = smsConnection('md5hash');
+    const [first, second] = smsApiConcatParts(['Part one ', '   '], '7', NUMBER, USER);
+    expect(adapter.parseIncoming(formRequest(first ?? {}), connection)).toMatchObject([
+      { externalMessageId: first?.messageId, text: 'Part one ', part: { group: '7', index: 1, total: 2 } },
+    ]);
+    expect(adapter.parseIncoming(formRequest(second ?? {}), connection)).toMatchObject([
+      { text: '   ', part: { group: '7', index: 2, total: 2 } },
+    ]);
+    const odds: Record<string, string>[] = [
+      { 'concat-part': '3' },
+      { 'concat-part': '0' },
+      { 'concat-total': '1' },
+      { 'concat-total': 'x' },
+      { 'concat-ref': '' },
+      { concat: 'false' },
+    ];
+    for (const odd of odds) {
+      const [message] = adapter.parseIncoming(formRequest({ ...first, ...odd }), connection);
+      expect(message?.part).toBeUndefined();
+      expect(message?.text).toBe('Part one ');
+    }
   });
 
   it('never throws on any body (property)', () => {

@@ -1,4 +1,5 @@
-import type { DeliveryOutcome, DeliveryReceipt, NormalizedMessage } from '../../types.js';
+import { isValidPart } from '../../inbound/parts/joinParts.js';
+import type { DeliveryOutcome, DeliveryReceipt, MessagePart, NormalizedMessage } from '../../types.js';
 import { isRecord, str } from '../shared.js';
 import type { VonageApi } from './vonageSettings.js';
 
@@ -10,7 +11,8 @@ import type { VonageApi } from './vonageSettings.js';
  *   `error: { type, title, detail }`, `client_ref`.
  * - SMS API, form or JSON, every value a string. Inbound: `msisdn`, `to`, `messageId`, `text`,
  *   `type` (text, unicode, binary), `keyword`, `message-timestamp` (`YYYY-MM-DD HH:MM:SS`, UTC),
- *   `concat*`, and when signed `timestamp`, `nonce`, `sig`. Delivery receipt: `msisdn` (the
+ *   `concat`, `concat-ref`, `concat-part`, `concat-total` (a part of a long message), and when
+ *   signed `timestamp`, `nonce`, `sig`. Delivery receipt: `msisdn` (the
  *   recipient), `to` (our sender), `messageId`, `status` (delivered, expired, failed, rejected,
  *   accepted, buffered, unknown), `err-code`, `network-code`, `scts`, `message-timestamp`.
  * Vonage writes numbers without the `+`.
@@ -98,23 +100,41 @@ function smsApiInbound(params: Record<string, string>, options: VonageParseOptio
   const { messageId, msisdn, text } = params;
   if (messageId === undefined || msisdn === undefined || msisdn === '' || params.status !== undefined)
     return [];
-  if (params.type === 'binary' || text === undefined || text.trim() === '') return [];
+  const part = concatPart(params);
+  // A part may be blank (a long message split inside a run of spaces); a whole message may not.
+  if (params.type === 'binary' || text === undefined || (part === undefined && text.trim() === '')) return [];
   if (digits(params.to) !== options.number) return [];
   const from = digits(msisdn) ?? msisdn;
-  const concat =
-    params.concat === 'true'
-      ? { concat: { ref: params['concat-ref'], part: params['concat-part'], total: params['concat-total'] } }
-      : {};
   return [
     {
       externalMessageId: messageId,
       externalSessionKey: from,
       text,
-      metadata: { provider: 'vonage', api: 'sms', from, to: options.number, messageId, ...concat },
+      metadata: { provider: 'vonage', api: 'sms', from, to: options.number, messageId },
       timestamp: isoTime(params['message-timestamp'], options.now),
       channelUserId: from,
+      ...(part === undefined ? {} : { part }),
     },
   ];
+}
+
+const PART_NUMBER = /^[1-9]\d{0,2}$/;
+
+/**
+ * A part of a concatenated SMS (`concat` "true", `concat-ref`, `concat-part`, `concat-total`;
+ * Vonage "Concatenated inbound messages"): joined by the pipeline (inbound/parts). Fields that do
+ * not describe a part (missing, not numbers, part beyond total): the message stands alone.
+ */
+function concatPart(params: Record<string, string>): MessagePart | undefined {
+  if (params.concat !== 'true') return undefined;
+  const ref = params['concat-ref'];
+  const index = params['concat-part'];
+  const total = params['concat-total'];
+  if (ref === undefined || ref === '' || ref.length > 64) return undefined;
+  if (index === undefined || total === undefined || !PART_NUMBER.test(index) || !PART_NUMBER.test(total))
+    return undefined;
+  const part = { group: ref, index: Number(index), total: Number(total) };
+  return isValidPart(part) ? part : undefined;
 }
 
 /** Inbound messages of a verified webhook of the connection's API. */

@@ -110,3 +110,30 @@ export const smsApiReceipt = (
   'message-timestamp': '2020-01-01 14:00:00',
   'client-ref': 'msg_ref',
 });
+
+/**
+ * The parts of a long SMS as the SMS API delivers them (Vonage "Concatenated inbound messages":
+ * one webhook per part, `concat` "true", `concat-ref` shared, `concat-total`, 1-based
+ * `concat-part`, each with its own `messageId`), unsigned; `texts` are the parts in order.
+ */
+export const smsApiConcatParts = (
+  texts: readonly string[],
+  ref: string,
+  to: string,
+  msisdn: string,
+  idPrefix = '0C0000001234',
+): Record<string, string>[] =>
+  texts.map((text, i) => ({
+    msisdn,
+    to,
+    messageId: `${idPrefix}${ref.padStart(2, '0')}${String(i + 1).padStart(2, '0')}`,
+    text,
+    type: 'text',
+    keyword: (texts[0] ?? '').split(' ')[0]?.toUpperCase() ?? '',
+    'api-key': 'abcd1234',
+    'message-timestamp': '2020-01-01 12:00:00',
+    concat: 'true',
+    'concat-ref': ref,
+    'concat-total': String(texts.length),
+    'concat-part': String(i + 1),
+  }));
