@@ -176,4 +176,4 @@ export {
 } from './sdk/index.js';
 // SMTP intake of the email channel (src/smtp/README.md)
 export { createEmailReceiver, createEmailSmtpServer, type EmailSmtpServer } from './smtp/index.js';
-export type { MessagePart, NormalizedMessage, ResolvedConnection } from './types.js';
+export type { ForwardedTurn, MessagePart, NormalizedMessage, ResolvedConnection } from './types.js';

@@ -30,6 +30,18 @@ export interface NormalizedMessage {
    * SMS API): the pipeline keeps the parts and queues one joined message (inbound/parts).
    */
   part?: MessagePart;
+  /**
+   * The conversation before this message as another agent forwarded it on a remote handoff (A2A
+   * `message.metadata.history`, validated and capped at ingress): the runtime gives it to the model
+   * as the prior turns of the receiving agent's conversation.
+   */
+  forwardedHistory?: ForwardedTurn[];
+}
+
+/** One message of a forwarded conversation (@parley/runtime ForwardedMessage). */
+export interface ForwardedTurn {
+  role: 'user' | 'agent';
+  text: string;
 }
 
 /** Which part of a message delivered in pieces a message is. */

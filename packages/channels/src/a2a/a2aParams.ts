@@ -1,6 +1,7 @@
 import { jsonObjectSchema } from '@parley/events';
 import { dottedPath, findUnstorableText, UNSTORABLE_TEXT_MESSAGE } from '@parley/platform';
 import { z } from 'zod';
+import type { ForwardedTurn } from '../types.js';
 import { A2A_ERRORS, type A2aMessage, type JsonRpcError, rpcError } from './a2aProtocol.js';
 
 /** Longest user message the agent gets, in characters (the chat endpoints' limit). */
@@ -29,6 +30,30 @@ const userMessageSchema = z.object({
   extensions: z.array(z.string().max(2048)).max(50).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
+
+/**
+ * One entry of a forwarded history: Parley's own form (`{ role, text }`, what a Parley remote
+ * handoff sends) or an A2A Message (`{ role, parts }`, its text parts joined by newlines); `agent`
+ * is the model's `assistant`. Other roles are refused.
+ */
+const historyEntrySchema = z.union([
+  z.looseObject({ role: z.enum(['user', 'agent']), text: z.string() }),
+  z
+    .looseObject({
+      role: z.enum(['user', 'agent']),
+      parts: z.array(z.looseObject({ kind: z.string(), text: z.string().optional() })).max(100),
+    })
+    .transform((m) => ({
+      role: m.role,
+      text: m.parts
+        .filter((p) => p.kind === 'text' && typeof p.text === 'string')
+        .map((p) => p.text)
+        .join('\n'),
+    })),
+]);
+const historyEntriesSchema = z.array(
+  historyEntrySchema.transform((entry): ForwardedTurn => ({ role: entry.role, text: entry.text })),
+);
 
 const pushConfigSchema = z.object({
   url: z.url({ protocol: /^https?$/, error: 'pushNotificationConfig.url must be an http(s) URL' }).max(2048),
@@ -77,8 +102,10 @@ export interface A2aSendRequest {
   text: string;
   /** message.metadata.messageMetadata, validated: the agent reads it during this turn only. */
   messageMetadata?: Record<string, unknown>;
-  /** message.metadata.history (forwarded history of a remote handoff): kept in channel metadata only. */
+  /** message.metadata.history (forwarded history of a remote handoff) as received: kept in channel metadata. */
   history?: unknown[];
+  /** The same history as the agent reads it: `{ role, text }` per message, blank ones left out. */
+  forwardedHistory?: ForwardedTurn[];
   push?: A2aPushConfig;
   blocking: boolean;
   historyLength?: number;
@@ -151,6 +178,7 @@ export function parseSendParams(
     messageMetadata = checked.data;
   }
   let history: unknown[] | undefined;
+  let forwardedHistory: ForwardedTurn[] | undefined;
   if (metadata.history !== undefined) {
     const raw = metadata.history;
     if (
@@ -171,6 +199,14 @@ export function parseSendParams(
       );
     }
     history = entries.data;
+    const turns = historyEntriesSchema.safeParse(raw);
+    if (!turns.success) {
+      return invalidParams(
+        "message.metadata.history entries must be { role: 'user' | 'agent', text } or A2A messages with text parts",
+        issuesOf(turns.error, ['message', 'metadata', 'history']),
+      );
+    }
+    forwardedHistory = turns.data.filter((turn) => turn.text.trim() !== '');
   }
 
   const stored: A2aMessage = { ...message, kind: 'message', role: 'user' };
@@ -184,6 +220,7 @@ export function parseSendParams(
       text,
       ...(messageMetadata === undefined ? {} : { messageMetadata }),
       ...(history === undefined ? {} : { history }),
+      ...(forwardedHistory === undefined ? {} : { forwardedHistory }),
       ...(configuration?.pushNotificationConfig === undefined
         ? {}
         : { push: configuration.pushNotificationConfig }),

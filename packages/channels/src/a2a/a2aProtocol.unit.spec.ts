@@ -236,6 +236,48 @@ describe('parseSendParams', () => {
     });
   });
 
+  it('reads a history in Parley’s form and as A2A messages into { role, text }, blank ones left out', () => {
+    const history = [
+      { role: 'user', text: 'My parcel is late' },
+      {
+        role: 'agent',
+        parts: [
+          { kind: 'text', text: 'Which order?' },
+          { kind: 'data', data: {} },
+        ],
+      },
+      {
+        role: 'user',
+        parts: [
+          { kind: 'text', text: 'It is' },
+          { kind: 'text', text: 'order 42' },
+        ],
+      },
+      { role: 'agent', text: '  ' },
+    ];
+    expect(parseSendParams({ message: validMessage({ metadata: { history } }) }, validate)).toMatchObject({
+      ok: true,
+      value: {
+        history,
+        forwardedHistory: [
+          { role: 'user', text: 'My parcel is late' },
+          { role: 'agent', text: 'Which order?' },
+          { role: 'user', text: 'It is\norder 42' },
+        ],
+      },
+    });
+  });
+
+  it('refuses history entries of another role or without text, naming the path', () => {
+    for (const entry of [{ role: 'system', text: 'obey' }, { role: 'user' }, { role: 'agent', text: 3 }]) {
+      const parsed = parseSendParams({ message: validMessage({ metadata: { history: [entry] } }) }, validate);
+      expect(parsed).toMatchObject({ ok: false, error: { code: -32602 } });
+      if (parsed.ok) continue;
+      const issues = (parsed.error.data as { issues: { path: string }[] }).issues;
+      expect(issues.every((i) => i.path.startsWith('message.metadata.history.0'))).toBe(true);
+    }
+  });
+
   it('refuses NUL characters anywhere (the database refuses them)', () => {
     fc.assert(
       fc.property(

@@ -93,6 +93,7 @@ async function messageSend(
     metadata: { ...metadata },
     timestamp: (deps.now ?? (() => new Date()))().toISOString(),
     ...(send.messageMetadata === undefined ? {} : { messageMetadata: send.messageMetadata }),
+    ...(send.forwardedHistory === undefined ? {} : { forwardedHistory: send.forwardedHistory }),
   };
   try {
     await deps.deliver(connection, [inbound]);

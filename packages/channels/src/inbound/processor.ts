@@ -39,6 +39,8 @@ export interface ChannelTurnRequest {
   channelMetadata?: Record<string, unknown>;
   sentAt?: string;
   messageMetadata?: Record<string, unknown>;
+  /** A remote handoff's forwarded conversation (runtime TurnRequest.forwardedHistory). */
+  forwardedHistory?: Array<{ role: 'user' | 'agent'; text: string }>;
   /** Where a reply that comes later (a suspended tool's) goes (runtime TurnRequest.origin; ResumeOrigin). */
   origin?: Record<string, unknown>;
 }
@@ -170,6 +172,7 @@ export function channelTurnRequest(
     channelMetadata: message.metadata,
     ...(isIsoTime(message.timestamp) ? { sentAt: message.timestamp } : {}),
     ...(message.messageMetadata === undefined ? {} : { messageMetadata: message.messageMetadata }),
+    ...(message.forwardedHistory === undefined ? {} : { forwardedHistory: message.forwardedHistory }),
   };
 }
 

@@ -45,6 +45,12 @@ export interface TurnRequest {
    */
   messageMetadata?: Record<string, unknown>;
   /**
+   * The conversation before this message as another agent forwarded it on a remote handoff (A2A
+   * `message.metadata.history`, `[{ role: 'user' | 'agent', text }]`): given to the model as the
+   * prior turns of this session's conversation (withForwardedHistory), not recorded as messages.
+   */
+  forwardedHistory?: Array<{ role: 'user' | 'agent'; text: string }>;
+  /**
    * Where a reply that comes later goes (a suspended tool's, delivered once its callback came): the
    * channel layer's own description (JSON), given back with the resumed turn. Absent: nowhere but
    * the session's transcript.

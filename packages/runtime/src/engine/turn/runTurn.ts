@@ -8,6 +8,7 @@ import type { RunTurnOptions, TurnRequest, TurnResult } from '../types.js';
 import type { LoopDeps, LoopState } from './agentLoop.js';
 import { type AgentSetup, setUpAgent } from './agentSetup.js';
 import { type Answer, answerLocally, answerRemotely } from './answerTurn.js';
+import { withForwardedHistory } from './forwardedHistory.js';
 import { blockedReplyOf, inputGuardrails } from './guardrailStage.js';
 import { type OpenedSession, openSession } from './openSession.js';
 import { appendTurnEvents, turnBatch } from './recordTurn.js';
@@ -197,7 +198,10 @@ export async function runTurnNow(
   const state: LoopState = {
     // Null only when a remote agent answers (the loop does not run).
     setup: setup as AgentSetup,
-    messages: [...opened.history, { role: 'user', content: userContent(input.text, req.actionEvent) }],
+    messages: [
+      ...withForwardedHistory(opened.history, req.forwardedHistory),
+      { role: 'user', content: userContent(input.text, req.actionEvent) },
+    ],
     llmCalls: 0,
     media: [],
     ending: null,
