@@ -14,6 +14,7 @@ import {
   createKeyring,
   DEFAULT_CHANNEL_QUEUE_OPTIONS,
   ensureChannelQueues,
+  parseCallbackAllowlist,
   workChannelQueues,
 } from '@parley/channels';
 import { upcast } from '@parley/events';
@@ -111,7 +112,10 @@ export async function benchChannels(
   const auth = createAuthStore(pool);
   const tenant = await auth.createTenant({ name: 'Bench' });
   const project = await auth.createProject({ tenantId: tenant.id, slug: 'channels-bench' });
-  const connections = createConnectionStore(pool, createKeyring(randomBytes(32)));
+  // The platform stand-in listens on loopback: allowlisted as CHANNEL_API_BASE_URL_ALLOWLIST would.
+  const connections = createConnectionStore(pool, createKeyring(randomBytes(32)), {
+    apiBaseUrl: { allowlist: parseCallbackAllowlist('127.0.0.1/32') },
+  });
 
   // The Graph API stand-in: notes when each user's reply arrives.
   const replies = new Map<string, number>();

@@ -15,6 +15,7 @@ import {
 import { createSdkTokens, rateLimitFromConfig } from '@parley/http';
 import { type MigrationSet, pendingMigrations, ping } from '@parley/platform';
 import {
+  apiBaseUrlAllowlistOf,
   callbackAllowlistOf,
   callbackRetryScheduleOf,
   type ProcessDependencies,
@@ -81,7 +82,13 @@ export async function createApiServer(system: ApiDependencies): Promise<ApiServe
   const channelKeyring = keyringFromConfig(config);
   // Agents' secrets are encrypted with the connections' keyring (CHANNEL_CREDENTIALS_KEY).
   const agents = createAgentStore(pool, channelKeyring ?? undefined);
-  const channelConnections = channelKeyring === null ? null : createConnectionStore(pool, channelKeyring);
+  // A connection's settings.apiBaseUrl: no private or loopback address unless CHANNEL_API_BASE_URL_ALLOWLIST says so.
+  const channelConnections =
+    channelKeyring === null
+      ? null
+      : createConnectionStore(pool, channelKeyring, {
+          apiBaseUrl: { allowlist: apiBaseUrlAllowlistOf(config) },
+        });
   const channelAdapters = createChannelAdapters({
     vonageWebhookMaxAgeSeconds: config.VONAGE_WEBHOOK_MAX_AGE_SECONDS,
   });

@@ -10,6 +10,7 @@ import {
 import { createMediaStorage } from '@parley/media';
 import { type Config, ConfigError } from '@parley/platform';
 import {
+  apiBaseUrlAllowlistOf,
   callbackAllowlistOf,
   callbackRetryScheduleOf,
   type ProcessDependencies,
@@ -125,6 +126,7 @@ function workerChannels(system: ProcessDependencies): ChannelsWorkOptions | unde
   if (keyring === null) return undefined;
   const runtime = runtimeOf(system);
   const allowlist = callbackAllowlistOf(system.config);
+  const apiBaseUrlGuard = { allowlist: apiBaseUrlAllowlistOf(system.config) };
   const retryScheduleSeconds = callbackRetryScheduleOf(system.config);
   // URLs clients give (A2A push notifications, HTTP async callbacks) never reach private, loopback or
   // link-local addresses unless HTTP_ASYNC_CALLBACK_ALLOWLIST permits them; checked at every request.
@@ -143,7 +145,9 @@ function workerChannels(system: ProcessDependencies): ChannelsWorkOptions | unde
       fetch: callbackFetch,
       retryScheduleSeconds,
     },
-    connections: createConnectionStore(system.pool, keyring),
+    // Connections' apiBaseUrl: checked when saved (API) and again before each send.
+    connections: createConnectionStore(system.pool, keyring, { apiBaseUrl: apiBaseUrlGuard }),
+    apiBaseUrl: apiBaseUrlGuard,
     runTurn: (req) => runtime.runTurn(req),
     // Suspended tools: resumed by their signed callback (the API queues them) or timed out here.
     suspensions: {
@@ -209,7 +213,9 @@ function workerEmail(
   if (keyring === null) return undefined;
   return {
     ...settings,
-    connections: createConnectionStore(system.pool, keyring),
+    connections: createConnectionStore(system.pool, keyring, {
+      apiBaseUrl: { allowlist: apiBaseUrlAllowlistOf(system.config) },
+    }),
     adapters: createChannelAdapters({ pool: system.pool }),
   };
 }

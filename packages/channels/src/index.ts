@@ -31,9 +31,13 @@ export {
 } from './adapters/index.js';
 // Channel connections and their encrypted credentials (§2.3, §4.2)
 export {
+  type ApiBaseUrlGuard,
+  ApiBaseUrlRefusedError,
+  apiBaseUrlRefusal,
   type ChannelConnection,
   CONNECTION_ERROR_THRESHOLD,
   type ConnectionStore,
+  type ConnectionStoreOptions,
   connectionInputSchema,
   connectionPatchSchema,
   createConnectionStore,

@@ -174,6 +174,17 @@ export const configSchema = z.object({
   /** Turns that may wait for a free slot; one more is refused with 429 QUEUE_FULL and Retry-After (spec 000 §7). */
   TURN_QUEUE_DEPTH: z.coerce.number().int().min(0).max(100_000).default(64),
   /**
+   * Channel connections' `settings.apiBaseUrl`: comma-separated CIDRs, addresses or host names it
+   * may reach although they are not public (and over plain http), e.g. `10.0.0.0/8,sms-gw.internal`.
+   * Unset: only https URLs whose every address is public (the SSRF guard of HTTP async callbacks,
+   * same syntax); checked when a connection is saved and again before each send.
+   */
+  CHANNEL_API_BASE_URL_ALLOWLIST: z
+    .string()
+    .trim()
+    .transform((v) => (v === '' ? undefined : v))
+    .optional(),
+  /**
    * Agents' http tools: comma-separated CIDRs, addresses or host names their URLs may reach although
    * they are not public (and over plain http), e.g. `10.0.0.0/8,crm.internal`. Unset: only https
    * URLs whose every address is public (the SSRF guard of HTTP async callbacks, same syntax).

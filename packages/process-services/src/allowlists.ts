@@ -25,3 +25,16 @@ export function toolAllowlistOf(config: Pick<Config, 'TOOL_HTTP_ALLOWLIST'>): Ca
     throw new ConfigError([`TOOL_HTTP_ALLOWLIST: ${err instanceof Error ? err.message : String(err)}`]);
   }
 }
+
+/** CHANNEL_API_BASE_URL_ALLOWLIST, parsed the same way: what connections' `settings.apiBaseUrl` may reach although not public. */
+export function apiBaseUrlAllowlistOf(
+  config: Pick<Config, 'CHANNEL_API_BASE_URL_ALLOWLIST'>,
+): CallbackAllowlist {
+  try {
+    return parseCallbackAllowlist(config.CHANNEL_API_BASE_URL_ALLOWLIST);
+  } catch (err) {
+    throw new ConfigError([
+      `CHANNEL_API_BASE_URL_ALLOWLIST: ${err instanceof Error ? err.message : String(err)}`,
+    ]);
+  }
+}

@@ -15,7 +15,7 @@ import {
   type NormalizedMessage,
   type ResolvedConnection,
 } from '@parley/channels';
-import { startStandIn } from '@parley/channels/testing';
+import { LOOPBACK_API_BASE_URLS, startStandIn } from '@parley/channels/testing';
 import { upcast } from '@parley/events';
 import { createPostgresEventStore, eventStoreMigrations, type PostgresEventStore } from '@parley/eventstore';
 import { silentLogger } from '@parley/platform';
@@ -67,7 +67,9 @@ beforeAll(async () => {
   const auth = createAuthStore(db.pool);
   const tenant = await auth.createTenant({ name: 'Acme' });
   const project = await auth.createProject({ tenantId: tenant.id, slug: 'workers' });
-  const connections = createConnectionStore(db.pool, createKeyring(randomBytes(32)));
+  const connections = createConnectionStore(db.pool, createKeyring(randomBytes(32)), {
+    apiBaseUrl: LOOPBACK_API_BASE_URLS,
+  });
   const created: ChannelConnection = await connections.create(project.id, {
     channelType: 'telegram',
     externalIdentifier: BOT_ID,

@@ -28,6 +28,8 @@ export interface ChannelsWorkOptions {
   teamSize?: number;
   /** Platform HTTP (tests: a stand-in). */
   fetch?: typeof fetch;
+  /** Connections' apiBaseUrl re-checked before each send (CHANNEL_API_BASE_URL_ALLOWLIST). */
+  apiBaseUrl?: InboundWorkerDeps['apiBaseUrl'];
   /**
    * The database URL for a LISTEN connection: jobs the API queues (webhooks) wake the workers at
    * once instead of at their next poll. Absent: polling only.
@@ -87,6 +89,7 @@ export function createChannelsWork(
           runTurn: options.runTurn,
           logger,
           ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+          ...(options.apiBaseUrl === undefined ? {} : { apiBaseUrl: options.apiBaseUrl }),
         },
         {
           ...DEFAULT_CHANNEL_QUEUE_OPTIONS,

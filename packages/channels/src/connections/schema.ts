@@ -21,7 +21,8 @@ const name = z.string().trim().min(1).max(200);
 
 /**
  * Non-secret settings (JSON values). `apiBaseUrl` (http or https URL) overrides the platform API base URL the
- * adapter sends to (ChannelHttp.apiBaseUrl). Secrets go in `credentials`, never here.
+ * adapter sends to (ChannelHttp.apiBaseUrl); the store also runs the SSRF guard on it (apiBaseUrl.ts:
+ * it needs DNS, so not here). Secrets go in `credentials`, never here.
  */
 export const connectionSettingsSchema = z
   .record(z.string().min(1).max(64), z.unknown())

@@ -3,7 +3,9 @@ import { authMigrations, createAuthStore } from '@parley/auth';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyring, credentialsKeyId } from '../crypto/keyring.js';
+import { parseCallbackAllowlist } from '../httpAsync/callbackUrl.js';
 import { channelsMigrations } from '../migrations.js';
+import { LOOPBACK_API_BASE_URLS } from '../testing/loopbackApiBaseUrls.js';
 import { CONNECTION_ERROR_THRESHOLD, type ConnectionStore, createConnectionStore } from './store.js';
 
 let db: TestDatabase;
@@ -28,7 +30,7 @@ beforeAll(async () => {
   tenantId = tenant.id;
   projectId = (await auth.createProject({ tenantId, slug: 'support' })).id;
   otherProjectId = (await auth.createProject({ tenantId, slug: 'sales' })).id;
-  store = createConnectionStore(db.pool, keyring);
+  store = createConnectionStore(db.pool, keyring, { apiBaseUrl: LOOPBACK_API_BASE_URLS });
 });
 afterAll(async () => {
   await db?.close();
@@ -289,5 +291,50 @@ describe('connection store', () => {
     for (const r of results.filter((r) => r.status === 'rejected')) {
       expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'CHANNEL_CONNECTION_EXISTS' });
     }
+  });
+});
+
+describe('settings.apiBaseUrl guard (SSRF)', () => {
+  const lookup = async (host: string) =>
+    host === 'gateway.internal'
+      ? [{ address: '10.0.0.5', family: 4 as const }]
+      : host === 'api.partner.example'
+        ? [{ address: '93.184.216.34', family: 4 as const }]
+        : [];
+  const input = (apiBaseUrl: string, id: string) => whatsapp(`ssrf-${id}`, { settings: { apiBaseUrl } });
+
+  it('refuses a host resolving to a private address or not resolving; accepts a public one (default guard)', async () => {
+    const guarded = createConnectionStore(db.pool, keyring, { apiBaseUrl: { lookup } });
+    await expect(
+      guarded.create(projectId, input('https://gateway.internal/bot', 'g-1')),
+    ).rejects.toMatchObject({
+      name: 'ApiBaseUrlRefusedError',
+      code: 'VALIDATION_ERROR',
+      status: 400,
+      details: { field: 'settings.apiBaseUrl', reason: 'forbidden_address' },
+    });
+    await expect(
+      guarded.create(projectId, input('https://nowhere.invalid/bot', 'g-2')),
+    ).rejects.toMatchObject({
+      details: { reason: 'dns_failure' },
+    });
+    await expect(guarded.create(projectId, input('http://127.0.0.1:9999/api', 'g-3'))).rejects.toMatchObject({
+      details: { reason: 'forbidden_address' },
+    });
+    const ok = await guarded.create(projectId, input('https://api.partner.example/bot', 'g-4'));
+    await expect(
+      guarded.update(projectId, ok.id, { settings: { apiBaseUrl: 'https://gateway.internal/bot' } }),
+    ).rejects.toMatchObject({ details: { reason: 'forbidden_address' } });
+    expect((await guarded.get(projectId, ok.id))?.settings).toEqual({
+      apiBaseUrl: 'https://api.partner.example/bot',
+    });
+  });
+
+  it('an allowlisted host may be private and plain http', async () => {
+    const allowing = createConnectionStore(db.pool, keyring, {
+      apiBaseUrl: { lookup, allowlist: parseCallbackAllowlist('gateway.internal') },
+    });
+    const created = await allowing.create(projectId, input('http://gateway.internal:8080/bot', 'g-5'));
+    expect(created.settings).toEqual({ apiBaseUrl: 'http://gateway.internal:8080/bot' });
   });
 });

@@ -4,6 +4,7 @@ import { type CredentialKeyring, hashVerifyToken } from '../crypto/keyring.js';
 import { type ChannelManifestEntry, manifestEntry, webhookPathOf } from '../manifest/manifest.js';
 import { type ProviderVariant, providerVariant, providerVariants } from '../manifest/providers.js';
 import type { ConnectionStatus, ResolvedConnection, VerifyTokenLookup } from '../types.js';
+import { type ApiBaseUrlGuard, checkApiBaseUrl } from './apiBaseUrl.js';
 import { checkCredentialNames, checkSettings, normalizeIdentifier } from './channelRules.js';
 import {
   ChannelNotConnectableError,
@@ -194,7 +195,19 @@ const sortedCredentials = (c: Record<string, string>): Record<string, string> =>
   Object.fromEntries(Object.entries(c).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
 /** Channel connections with credentials encrypted by `keyring` (packages/channels README). */
-export function createConnectionStore(pool: Pool, keyring: CredentialKeyring): ConnectionStore {
+export interface ConnectionStoreOptions {
+  /**
+   * The SSRF guard on `settings.apiBaseUrl`, checked at create and update (400 VALIDATION_ERROR):
+   * CHANNEL_API_BASE_URL_ALLOWLIST. Default: only https URLs whose every address is public.
+   */
+  apiBaseUrl?: ApiBaseUrlGuard;
+}
+
+export function createConnectionStore(
+  pool: Pool,
+  keyring: CredentialKeyring,
+  options: ConnectionStoreOptions = {},
+): ConnectionStore {
   const seal = (id: string, credentials: Record<string, string>) => {
     const sorted = sortedCredentials(credentials);
     const { keyId, ciphertext } = keyring.encrypt(JSON.stringify(sorted), aad(id));
@@ -244,6 +257,7 @@ export function createConnectionStore(pool: Pool, keyring: CredentialKeyring): C
       c.externalIdentifier = normalizeIdentifier(c.channelType, c.externalIdentifier, provider);
       checkSettings(c.channelType, c.settings ?? {}, provider);
       checkCredentialNames(c.channelType, provider, c.settings ?? {}, Object.keys(c.credentials));
+      await checkApiBaseUrl(c.settings ?? {}, options.apiBaseUrl);
       const id = newConnectionId();
       const sealed = seal(id, c.credentials);
       try {
@@ -305,6 +319,8 @@ export function createConnectionStore(pool: Pool, keyring: CredentialKeyring): C
 
     async update(projectId, id, patch) {
       const p = connectionPatchSchema.parse(patch);
+      // Before the row is locked: the check may wait on DNS.
+      if (p.settings !== undefined) await checkApiBaseUrl(p.settings, options.apiBaseUrl);
       return inTransaction(async (client) => {
         const { rows } = await client.query<Row>(
           `select ${COLUMNS} from channel_connections where project_id = $1 and id = $2 for update`,

@@ -10,6 +10,7 @@ import {
 } from '@parley/platform';
 import type { PgBoss } from 'pg-boss';
 import type { ChannelAdapter, SyncOutcome } from '../adapter.js';
+import { type ApiBaseUrlGuard, apiBaseUrlRefusal } from '../connections/apiBaseUrl.js';
 import { adapterKey, providerVariant } from '../manifest/providers.js';
 import { channelOrigin } from '../resume/resumeOrigin.js';
 import type {
@@ -94,6 +95,12 @@ export interface InboundWorkerDeps {
   /** Platform HTTP; tests point it at a local stand-in. Default: global fetch. */
   fetch?: typeof fetch;
   now?: () => Date;
+  /**
+   * The SSRF guard on connections' `settings.apiBaseUrl` (CHANNEL_API_BASE_URL_ALLOWLIST), checked
+   * again before each send and typing indicator to such a URL (its host may resolve elsewhere by
+   * now, or the row predates the guard): refused, the send fails for good. Absent: not re-checked.
+   */
+  apiBaseUrl?: ApiBaseUrlGuard;
 }
 
 /** An adapter's message time the log would refuse (not ISO 8601 with a zone) is not recorded. */
@@ -127,6 +134,21 @@ const httpOf = (deps: InboundWorkerDeps, connection: ResolvedConnection): Channe
     ...(typeof base === 'string' && base !== '' ? { apiBaseUrl: base } : {}),
   };
 };
+
+/**
+ * The connection's ChannelHttp, or why its apiBaseUrl may not be called now (deps.apiBaseUrl's
+ * guard; the store checked it when it was saved).
+ */
+async function guardedHttpOf(
+  deps: InboundWorkerDeps,
+  connection: ResolvedConnection,
+): Promise<{ ok: true; http: ChannelHttp } | { ok: false; error: string }> {
+  if (deps.apiBaseUrl !== undefined) {
+    const refusal = await apiBaseUrlRefusal(connection.settings, deps.apiBaseUrl);
+    if (refusal !== null) return { ok: false, error: `settings.apiBaseUrl refused (${refusal.reason})` };
+  }
+  return { ok: true, http: httpOf(deps, connection) };
+}
 
 import { withConversationLock } from './conversationLock.js';
 
@@ -303,14 +325,10 @@ export async function processInboundJob(
     }
 
     // Typing indicator while the agent works (best effort: never fails the job).
-    if (adapter.sendTypingIndicator) {
+    const typingHttp = adapter.sendTypingIndicator ? await guardedHttpOf(deps, connection) : null;
+    if (adapter.sendTypingIndicator && typingHttp?.ok === true) {
       await adapter
-        .sendTypingIndicator(
-          connection,
-          message.externalSessionKey,
-          message.metadata,
-          httpOf(deps, connection),
-        )
+        .sendTypingIndicator(connection, message.externalSessionKey, message.metadata, typingHttp.http)
         .catch((err: unknown) => log.warn({ err }, 'typing indicator failed'));
     }
 
@@ -418,7 +436,10 @@ export async function processSendJob(
     };
     try {
       if (adapter.transformOutput) message.channelOutput = adapter.transformOutput(reply, connection);
-      result = await adapter.sendResponse(message, connection, httpOf(deps, connection));
+      const http = await guardedHttpOf(deps, connection);
+      result = http.ok
+        ? await adapter.sendResponse(message, connection, http.http)
+        : { ok: false, retryable: false, error: http.error };
     } catch (err) {
       // A thrown error (network failure, timeout) is worth retrying; its text may hold a URL, keep the name.
       result = { ok: false, retryable: true, error: err instanceof Error ? `${err.name}` : 'send failed' };

@@ -8,6 +8,7 @@ export {
   createSelfSignedCertificate,
   type TestCertificate,
 } from './httpAsync/selfSignedCertificate.js';
+export { LOOPBACK_API_BASE_URLS } from './loopbackApiBaseUrls.js';
 export {
   STAND_IN_ACCESS_TOKEN,
   STAND_IN_CLIENT_SECRET,

@@ -8,6 +8,7 @@ import {
   createKeyring,
   credentialsKeyId,
 } from '@parley/channels';
+import { LOOPBACK_API_BASE_URLS } from '@parley/channels/testing';
 import { createInProcessRateLimiter } from '@parley/http';
 import { openApiProblems } from '@parley/http/testing';
 import { silentLogger } from '@parley/platform';
@@ -49,7 +50,7 @@ beforeAll(async () => {
   agentsKey = (await auth.createApiKey({ projectId, name: 'a', scopes: ['agents.write'] })).key;
   otherKey = (await auth.createApiKey({ projectId: otherProjectId, name: 'o', scopes: ['channels.write'] }))
     .key;
-  store = createConnectionStore(db.pool, createKeyring(key));
+  store = createConnectionStore(db.pool, createKeyring(key), { apiBaseUrl: LOOPBACK_API_BASE_URLS });
   const common = {
     logger: silentLogger(),
     readiness: { database: async () => true, pendingMigrations: async () => [] },
@@ -226,6 +227,59 @@ describe('channel connections API', () => {
     }
     const badPage = await call('GET', `${base()}?limit=0`, readKey);
     expect(badPage.statusCode).toBe(400);
+  });
+
+  it('refuses a settings.apiBaseUrl that reaches a non-public address: 400 VALIDATION_ERROR naming the field', async () => {
+    // The route's store allowlists loopback only (LOOPBACK_API_BASE_URLS, as CHANNEL_API_BASE_URL_ALLOWLIST would).
+    const refused: Array<[string, string]> = [
+      ['http://169.254.169.254/latest/meta-data', 'forbidden_address'],
+      ['https://10.0.0.7/v21.0', 'forbidden_address'],
+      ['https://[fd00::1]/v21.0', 'forbidden_address'],
+      ['https://0.0.0.0/', 'forbidden_address'],
+      ['http://93.184.216.34/v21.0', 'insecure_scheme'],
+      ['https://user:pw@93.184.216.34/', 'credentials_in_url'],
+    ];
+    for (const [apiBaseUrl, reason] of refused) {
+      const res = await call('POST', base(), writeKey, {
+        ...whatsapp,
+        externalIdentifier: 'ssrf-1',
+        settings: { apiBaseUrl },
+      });
+      expect(res.statusCode, apiBaseUrl).toBe(400);
+      expect(res.json(), apiBaseUrl).toEqual({
+        success: false,
+        error: {
+          code: 'VALIDATION_ERROR',
+          message: expect.stringMatching(/^settings\.apiBaseUrl: /),
+          details: { field: 'settings.apiBaseUrl', reason },
+        },
+      });
+    }
+    expect(
+      (await store.list(projectId, { limit: 200, offset: 0 })).connections.map((c) => c.externalIdentifier),
+    ).not.toContain('ssrf-1');
+
+    const public_ = await call('POST', base(), writeKey, {
+      ...whatsapp,
+      externalIdentifier: 'ssrf-2',
+      settings: { apiBaseUrl: 'https://93.184.216.34/v21.0' },
+    });
+    expect(public_.statusCode).toBe(201);
+    const id = public_.json().connection.id;
+    const patched = await call('PATCH', `${base()}/${id}`, writeKey, {
+      settings: { apiBaseUrl: 'http://192.168.1.10:8080' },
+    });
+    expect(patched.statusCode).toBe(400);
+    expect(patched.json().error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { field: 'settings.apiBaseUrl', reason: 'forbidden_address' },
+    });
+    expect((await store.get(projectId, id))?.settings).toEqual({ apiBaseUrl: 'https://93.184.216.34/v21.0' });
+    // Loopback is allowlisted here: accepted, over plain http too.
+    const loopback = await call('PATCH', `${base()}/${id}`, writeKey, {
+      settings: { apiBaseUrl: 'http://127.0.0.1:4010/v21.0' },
+    });
+    expect(loopback.statusCode).toBe(200);
   });
 
   it('checks what a channel type requires of its settings and identifier (email)', async () => {

@@ -8,7 +8,7 @@ import {
   createKeyring,
   verifyTelegramSecret,
 } from '@parley/channels';
-import { startStandIn } from '@parley/channels/testing';
+import { LOOPBACK_API_BASE_URLS, startStandIn } from '@parley/channels/testing';
 import { createInProcessRateLimiter } from '@parley/http';
 import { silentLogger } from '@parley/platform';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
@@ -43,7 +43,9 @@ beforeAll(async () => {
   const tenant = await auth.createTenant({ name: 'Acme' });
   projectId = (await auth.createProject({ tenantId: tenant.id, slug: 'bots' })).id;
   key = (await auth.createApiKey({ projectId, name: 'w', scopes: ['channels.write'] })).key;
-  store = createConnectionStore(db.pool, createKeyring(randomBytes(32)));
+  store = createConnectionStore(db.pool, createKeyring(randomBytes(32)), {
+    apiBaseUrl: LOOPBACK_API_BASE_URLS,
+  });
   app = await buildApp({
     logger: silentLogger(),
     readiness: { database: async () => true, pendingMigrations: async () => [] },

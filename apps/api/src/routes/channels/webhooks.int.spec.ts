@@ -10,6 +10,7 @@ import {
   createKeyring,
   workChannelQueues,
 } from '@parley/channels';
+import { LOOPBACK_API_BASE_URLS } from '@parley/channels/testing';
 import { sessionStream, upcast } from '@parley/events';
 import { createPostgresEventStore, eventStoreMigrations, type PostgresEventStore } from '@parley/eventstore';
 import { createInProcessRateLimiter } from '@parley/http';
@@ -53,7 +54,9 @@ beforeAll(async () => {
   ]);
   store = createPostgresEventStore({ pool: db.pool, connectionString: db.url, upcast });
   auth = createAuthStore(db.pool);
-  connections = createConnectionStore(db.pool, createKeyring(randomBytes(32)));
+  connections = createConnectionStore(db.pool, createKeyring(randomBytes(32)), {
+    apiBaseUrl: LOOPBACK_API_BASE_URLS,
+  });
   platform = await startPlatformStandIn();
   const tenant = await auth.createTenant({ name: 'Acme' });
   projectId = (await auth.createProject({ tenantId: tenant.id, slug: 'channels' })).id;

@@ -23,6 +23,7 @@ import {
   processSendJob,
   type SendJobData,
 } from '@parley/channels';
+import { LOOPBACK_API_BASE_URLS } from '@parley/channels/testing';
 import { sessionStream, upcast } from '@parley/events';
 import {
   createPostgresEventStore,
@@ -126,7 +127,8 @@ export async function createChannelWorld(options: ChannelWorldOptions = {}): Pro
   const store = createPostgresEventStore({ pool: db.pool, connectionString: db.url, upcast });
   const auth = createAuthStore(db.pool);
   const keyring = createKeyring(randomBytes(32));
-  const connections = createConnectionStore(db.pool, keyring);
+  // Stand-ins listen on loopback: allowlisted as CHANNEL_API_BASE_URL_ALLOWLIST would.
+  const connections = createConnectionStore(db.pool, keyring, { apiBaseUrl: LOOPBACK_API_BASE_URLS });
   const runtime = createRuntime({
     pool: db.pool,
     store,
@@ -154,6 +156,7 @@ export async function createChannelWorld(options: ChannelWorldOptions = {}): Pro
       return runtime.runTurn(req);
     },
     logger: silentLogger(),
+    apiBaseUrl: LOOPBACK_API_BASE_URLS,
   };
   const boss = createChannelJobQueue(db.pool);
   await boss.start();
