@@ -40,6 +40,8 @@ const normalizedMessageSchema = z.object({
     .optional(),
   channelUserId: z.string().optional(),
   messageMetadata: record.optional(),
+  /** A remote handoff's conversation (A2A `message.metadata.history`), for the receiving model. */
+  forwardedHistory: z.array(z.object({ role: z.enum(['user', 'agent']), text: z.string() })).optional(),
 });
 
 /** A channel-inbound job: one accepted webhook message of a connection. */
