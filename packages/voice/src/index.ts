@@ -29,10 +29,18 @@ export {
   type Wav,
   writeWav,
 } from './pipeline/audio.js';
-export { Endpointer, type EndpointerEvent, type EndpointingOptions } from './pipeline/endpointer.js';
+export {
+  Endpointer,
+  type EndpointerEvent,
+  type EndpointingOptions,
+  endSilenceMsFor,
+} from './pipeline/endpointer.js';
 export {
   espeakTextToSpeech,
+  POCKETSPHINX_TUNING,
+  type PocketsphinxOptions,
   parsePocketsphinxTimes,
+  pocketsphinxArgs,
   pocketsphinxSpeechToText,
   SPEECH_TO_TEXT_ENGINES,
   type SpeechToText,
@@ -51,6 +59,18 @@ export {
   type VoiceAgent,
   type VoiceCallMetrics,
 } from './pipeline/pipelineCall.js';
+export { ReplyChunker } from './pipeline/replyChunker.js';
+export {
+  type CallRecognizer,
+  processCallRecognizer,
+  type RecognizerProcessOptions,
+  Upsampler,
+  type UtteranceStream,
+} from './pipeline/streamingStt.js';
+export { type OnAudio, streamWavCommand, wavStreamHeader } from './pipeline/streamingTts.js';
+export { TelephonyEncoder } from './pipeline/telephonyEncoder.js';
+export { wordErrorRate, wordErrors, wordsOf } from './pipeline/wer.js';
+export { WER_PHRASES } from './pipeline/werPhrases.js';
 export { issueRoomToken, type RoomToken, roomIdentityOf, roomNameOf } from './rtc/roomToken.js';
 export {
   parseRoomTokenInput,

@@ -3,6 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseWav, resample, type Wav, writeWav } from './audio.js';
+import { type CallRecognizer, processCallRecognizer } from './streamingStt.js';
+import { type OnAudio, streamWavCommand } from './streamingTts.js';
 
 /** What a speech-to-text engine heard in one utterance. */
 export interface Transcript {
@@ -11,16 +13,26 @@ export interface Transcript {
   confidence: number | null;
 }
 
-/** Port: speech-to-text of one whole utterance. */
+/** Port: speech-to-text of one whole utterance, and (optionally) streamed while the caller speaks. */
 export interface SpeechToText {
   readonly name: string;
   transcribe(audio: Wav, options?: { signal?: AbortSignal }): Promise<Transcript>;
+  /**
+   * A recognizer for one call, fed frame by frame while the caller speaks. Engines without it are
+   * run once over each utterance after it ends.
+   */
+  openCallRecognizer?(): CallRecognizer;
 }
 
 /** Port: text-to-speech; any sample rate (the gateway resamples to the call's). */
 export interface TextToSpeech {
   readonly name: string;
   synthesize(text: string, options?: { signal?: AbortSignal }): Promise<Wav>;
+  /**
+   * The same speech handed over in pieces as the engine produces it (resolves when all was
+   * handed). Engines without it are spoken once synthesize resolves.
+   */
+  synthesizeStream?(text: string, onAudio: OnAudio, options?: { signal?: AbortSignal }): Promise<void>;
 }
 
 interface RunResult {
@@ -62,23 +74,47 @@ export interface PocketsphinxOptions {
   hmm?: string;
   lm?: string;
   dict?: string;
+  /** Decoder flags added after (so overriding) POCKETSPHINX_TUNING, e.g. ['-fwdflat', 'yes']. */
+  extraArgs?: string[];
   timeoutMs?: number;
 }
 
 const POCKETSPHINX_MODEL = '/usr/share/pocketsphinx/model/en-us';
 
 /**
- * Offline speech-to-text with CMU pocketsphinx (Debian `pocketsphinx`): the utterance is written
- * as a 16 kHz mono WAV and decoded by `pocketsphinx_continuous -infile`. Confidence: the decoder's
- * posterior probability of the hypothesis when its log prints one (`-time yes` word lines), else null.
+ * Decoder settings measured on the WER phrases (pipeline/werPhrases.ts, docs/voice.md): live
+ * cepstral mean normalisation (the model's `batch` needs the whole utterance), no second
+ * (fwdflat) pass, which costs time at the end of the utterance.
+ */
+export const POCKETSPHINX_TUNING: readonly string[] = ['-cmn', 'live', '-fwdflat', 'no'];
+
+/**
+ * The command line of a recognizer reading 16 kHz PCM16 (`-infile` a WAV, or raw from a pipe).
+ * Each flag once (the decoder refuses repeats): extraArgs override the tuning.
+ */
+export function pocketsphinxArgs(options: PocketsphinxOptions, infile: string): string[] {
+  const flags = new Map<string, string>([
+    ['-infile', infile],
+    ['-hmm', options.hmm ?? `${POCKETSPHINX_MODEL}/en-us`],
+    ['-lm', options.lm ?? `${POCKETSPHINX_MODEL}/en-us.lm.bin`],
+    ['-dict', options.dict ?? `${POCKETSPHINX_MODEL}/cmudict-en-us.dict`],
+  ]);
+  const pairs = [...POCKETSPHINX_TUNING, ...(options.extraArgs ?? [])];
+  for (let i = 0; i + 1 < pairs.length; i += 2) flags.set(pairs[i] as string, pairs[i + 1] as string);
+  flags.set('-time', 'yes');
+  flags.set('-logfn', '/dev/null');
+  return [...flags].flat();
+}
+
+/**
+ * Offline speech-to-text with CMU pocketsphinx (Debian `pocketsphinx`). Streamed: each call has a
+ * recognizer process reading raw 16 kHz audio from its stdin (`-infile /dev/stdin`) as the caller
+ * speaks (openCallRecognizer). Whole: the utterance is written as a 16 kHz WAV and decoded by
+ * `pocketsphinx_continuous -infile`. Confidence: the mean posterior of the words (`-time yes`).
  */
 export function pocketsphinxSpeechToText(options: PocketsphinxOptions = {}): SpeechToText {
   const command = options.command ?? 'pocketsphinx_continuous';
-  const model = {
-    hmm: options.hmm ?? `${POCKETSPHINX_MODEL}/en-us`,
-    lm: options.lm ?? `${POCKETSPHINX_MODEL}/en-us.lm.bin`,
-    dict: options.dict ?? `${POCKETSPHINX_MODEL}/cmudict-en-us.dict`,
-  };
+  const timeoutMs = options.timeoutMs ?? 60_000;
   return {
     name: 'pocketsphinx',
     async transcribe(audio, opts) {
@@ -89,30 +125,24 @@ export function pocketsphinxSpeechToText(options: PocketsphinxOptions = {}): Spe
           file,
           writeWav({ sampleRate: 16_000, samples: resample(audio.samples, audio.sampleRate, 16_000) }),
         );
-        const result = await run(
-          command,
-          [
-            '-infile',
-            file,
-            '-hmm',
-            model.hmm,
-            '-lm',
-            model.lm,
-            '-dict',
-            model.dict,
-            '-time',
-            'yes',
-            '-logfn',
-            '/dev/null',
-          ],
-          { timeoutMs: options.timeoutMs ?? 60_000, signal: opts?.signal },
-        );
+        const result = await run(command, pocketsphinxArgs(options, file), {
+          timeoutMs,
+          signal: opts?.signal,
+        });
         if (result.code !== 0)
           throw new Error(`pocketsphinx exited ${result.code}: ${result.stderr.slice(-500)}`);
         return parsePocketsphinxTimes(result.stdout.toString('utf8'));
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
+    },
+    openCallRecognizer() {
+      return processCallRecognizer({
+        command,
+        args: pocketsphinxArgs(options, '/dev/stdin'),
+        timeoutMs,
+        parse: parsePocketsphinxTimes,
+      });
     },
   };
 }
@@ -150,20 +180,32 @@ export interface EspeakOptions {
   timeoutMs?: number;
 }
 
-/** Offline text-to-speech with espeak-ng (Debian `espeak-ng`): `--stdout` WAV, 22.05 kHz PCM16. */
+/**
+ * Offline text-to-speech with espeak-ng (Debian `espeak-ng`): `--stdout` WAV, 22.05 kHz PCM16,
+ * read whole (synthesize) or as it is written (synthesizeStream).
+ */
 export function espeakTextToSpeech(options: EspeakOptions = {}): TextToSpeech {
   const command = options.command ?? 'espeak-ng';
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  // `--` ends the options: a reply starting with `-` is spoken, not parsed.
+  const args = (text: string) => [
+    '-v',
+    options.voice ?? 'en-us',
+    '-s',
+    String(options.wordsPerMinute ?? 160),
+    '--stdout',
+    '--',
+    text,
+  ];
   return {
     name: 'espeak-ng',
     async synthesize(text, opts) {
-      // `--` ends the options: a reply starting with `-` is spoken, not parsed.
-      const result = await run(
-        command,
-        ['-v', options.voice ?? 'en-us', '-s', String(options.wordsPerMinute ?? 160), '--stdout', '--', text],
-        { timeoutMs: options.timeoutMs ?? 30_000, signal: opts?.signal },
-      );
+      const result = await run(command, args(text), { timeoutMs, signal: opts?.signal });
       if (result.code !== 0) throw new Error(`espeak-ng exited ${result.code}: ${result.stderr.slice(-500)}`);
       return parseWav(result.stdout);
+    },
+    synthesizeStream(text, onAudio, opts) {
+      return streamWavCommand(command, args(text), onAudio, { timeoutMs, signal: opts?.signal });
     },
   };
 }

@@ -1,6 +1,9 @@
-import { decodeMulaw, FRAME_MS, rms, TELEPHONY_SAMPLE_RATE, toTelephonyFrames } from './audio.js';
-import { Endpointer, type EndpointingOptions } from './endpointer.js';
-import type { SpeechToText, TextToSpeech } from './engines.js';
+import { decodeMulaw, FRAME_MS, rms, TELEPHONY_SAMPLE_RATE } from './audio.js';
+import { Endpointer, type EndpointingOptions, endSilenceMsFor } from './endpointer.js';
+import type { SpeechToText, TextToSpeech, Transcript } from './engines.js';
+import { ReplyChunker } from './replyChunker.js';
+import { speakChunk } from './speakChunk.js';
+import type { CallRecognizer, UtteranceStream } from './streamingStt.js';
 
 /** Port: the agent answering one transcribed utterance (the runtime's runTurn in the gateway). */
 export interface VoiceAgent {
@@ -10,9 +13,6 @@ export interface VoiceAgent {
    */
   reply(text: string, onDelta?: (delta: string) => void): Promise<{ text: string; sessionId: string }>;
 }
-
-/** A complete sentence at the start of the text (ends with . ! ? or a newline, then space). */
-const SENTENCE = /^([\s\S]*?(?:[.!?]+|\n))(\s+)/;
 
 /** What the pipeline sends back on the call's media stream. */
 export interface CallOutput {
@@ -52,7 +52,10 @@ export interface PipelineCallOptions {
   tts: TextToSpeech;
   agent: VoiceAgent;
   output: CallOutput;
+  /** Explicit endpointing; its endSilenceMs wins over the one latencyTargetMs gives. */
   endpointing?: EndpointingOptions;
+  /** voice.latencyTargetMs: steers the end-of-speech wait (endSilenceMsFor). */
+  latencyTargetMs?: number;
   now?: () => number;
   /** A turn failed (STT, agent or TTS); the call goes on. */
   onError?: (err: unknown) => void;
@@ -75,16 +78,37 @@ export interface PipelineCall {
   readonly sessionId: string | null;
 }
 
+function concat(frames: Int16Array[]): Int16Array {
+  const samples = new Int16Array(frames.reduce((n, f) => n + f.length, 0));
+  let offset = 0;
+  for (const f of frames) {
+    samples.set(f, offset);
+    offset += f.length;
+  }
+  return samples;
+}
+
 /**
- * One call in `pipeline` mode: energy endpointing cuts the caller's utterances, each goes through
- * speech-to-text, the agent and text-to-speech in order, and the reply goes back as µ-law frames
- * followed by a mark. Caller speech while a reply is playing (sent, its mark not echoed yet) is a
- * barge-in: the provider's buffer is cleared and the new utterance is taken.
+ * One call in `pipeline` mode: energy endpointing cuts the caller's utterances. With a streaming
+ * engine, each utterance is fed to the call's recognizer frame by frame while the caller speaks,
+ * so its transcript is ready shortly after the end of speech; otherwise it is transcribed whole
+ * once it ended. The agent's reply is spoken chunk by chunk as it streams (the first clause,
+ * then sentences), each chunk's audio sent as µ-law frames as the engine produces it, then a mark.
+ * Caller speech while a reply is playing (sent, its mark not echoed yet) is a barge-in: the
+ * provider's buffer is cleared and the new utterance is taken.
  */
 export function createPipelineCall(options: PipelineCallOptions): PipelineCall {
   const now = options.now ?? Date.now;
   const startedAt = now();
-  const endpointer = new Endpointer(options.endpointing);
+  const endSilenceMs =
+    options.endpointing?.endSilenceMs ??
+    (options.latencyTargetMs === undefined ? undefined : endSilenceMsFor(options.latencyTargetMs));
+  const endpointer = new Endpointer({
+    ...options.endpointing,
+    ...(endSilenceMs === undefined ? {} : { endSilenceMs }),
+  });
+  const recognizer: CallRecognizer | null = options.stt.openCallRecognizer?.() ?? null;
+  let utterance: UtteranceStream | null = null;
   let queue: Promise<void> = Promise.resolve();
   let pending = new Uint8Array(0);
   /** The reply whose frames were sent and whose mark has not come back: it is playing. */
@@ -105,57 +129,49 @@ export function createPipelineCall(options: PipelineCallOptions): PipelineCall {
     failedTurns: 0,
   };
 
-  async function answer(frames: Int16Array[], endedAt: number): Promise<void> {
-    const length = frames.reduce((n, f) => n + f.length, 0);
-    const samples = new Int16Array(length);
-    let offset = 0;
-    for (const f of frames) {
-      samples.set(f, offset);
-      offset += f.length;
-    }
+  async function answer(transcript: Promise<Transcript>, endedAt: number): Promise<void> {
     try {
-      const heard = await options.stt.transcribe({ sampleRate: TELEPHONY_SAMPLE_RATE, samples });
+      const heard = await transcript;
       if (heard.confidence !== null) confidences.push(heard.confidence);
       const text = heard.text.trim();
       if (text === '') {
         metrics.emptyTranscripts += 1;
         return;
       }
-      // Spoken sentence by sentence, in order, as the agent streams its reply (when it does).
       let replyNumber = 0;
       let speaking: Promise<void> = Promise.resolve();
       const cut = () => stopped || (replyNumber !== 0 && interruptedReply === replyNumber);
-      const speak = (sentence: string) => {
-        const line = sentence.trim();
-        if (line === '') return;
-        speaking = speaking.then(async () => {
-          if (cut()) return;
-          const wav = await options.tts.synthesize(line);
-          if (cut()) return;
-          if (replyNumber === 0) {
-            replies += 1;
-            replyNumber = replies;
-            responseTimes.push(Math.max(0, now() - endedAt));
-          }
-          playing = replyNumber;
-          for (const frame of toTelephonyFrames(wav)) options.output.media(frame);
-        });
-        // Handled here so a failure is not "unhandled" while the agent still runs; `await speaking` rethrows it.
-        speaking.catch(() => undefined);
+      const firstFrame = () => {
+        if (replyNumber !== 0) return;
+        replies += 1;
+        replyNumber = replies;
+        responseTimes.push(Math.max(0, now() - endedAt));
       };
-      let pendingText = '';
+      const speak = (chunks: string[]) => {
+        for (const chunk of chunks) {
+          speaking = speaking.then(() =>
+            speakChunk(options.tts, chunk, {
+              cut,
+              media: (frame) => {
+                firstFrame();
+                playing = replyNumber;
+                options.output.media(frame);
+              },
+            }),
+          );
+          // Handled here so a failure is not "unhandled" while the agent still runs; `await speaking` rethrows it.
+          speaking.catch(() => undefined);
+        }
+      };
+      const chunker = new ReplyChunker();
       let streamed = false;
       const reply = await options.agent.reply(text, (delta) => {
         streamed = true;
-        pendingText += delta;
-        for (let m = SENTENCE.exec(pendingText); m !== null; m = SENTENCE.exec(pendingText)) {
-          speak(m[1] as string);
-          pendingText = pendingText.slice(m[0].length);
-        }
+        speak(chunker.push(delta));
       });
       sessionId = reply.sessionId;
       metrics.turnCount += 1;
-      speak(streamed ? pendingText : reply.text);
+      speak(streamed ? chunker.end() : [...chunker.push(reply.text), ...chunker.end()]);
       await speaking;
       if (replyNumber !== 0 && !cut()) options.output.mark(`reply-${replyNumber}`);
       options.onTurn?.({
@@ -170,22 +186,61 @@ export function createPipelineCall(options: PipelineCallOptions): PipelineCall {
     }
   }
 
-  function pushFrame(frame: Int16Array): void {
-    const energy = rms(frame);
-    if (energy < endpointer.threshold) metrics.silenceFrames += 1;
-    const event = endpointer.push(frame, energy);
-    if (event?.type === 'speech_start' && playing !== null) {
-      metrics.bargeInCount += 1;
-      interruptedReply = playing;
-      playing = null;
-      options.output.clear();
-    } else if (event?.type === 'utterance') {
-      metrics.utteranceCount += 1;
-      const endedAt = now();
-      queue = queue.then(() => answer(event.frames, endedAt));
+  /** The recognizer's stream of the utterance that starts (null: transcribed whole at its end). */
+  function startRecognition(frames: Int16Array[]): void {
+    if (recognizer === null) return;
+    try {
+      utterance = recognizer.startUtterance();
+      for (const f of frames) utterance.write(f);
+    } catch (err) {
+      utterance = null;
+      options.onError?.(err);
     }
   }
 
+  function endOfSpeech(frames: Int16Array[]): void {
+    metrics.utteranceCount += 1;
+    const endedAt = now();
+    const stream = utterance;
+    utterance = null;
+    const transcript =
+      stream !== null
+        ? stream.finish()
+        : options.stt.transcribe({ sampleRate: TELEPHONY_SAMPLE_RATE, samples: concat(frames) });
+    transcript.catch(() => undefined); // reported by answer()
+    queue = queue.then(() => answer(transcript, endedAt));
+  }
+
+  function pushFrame(frame: Int16Array): void {
+    const energy = rms(frame);
+    if (energy < endpointer.startThreshold) metrics.silenceFrames += 1;
+    const event = endpointer.push(frame, energy);
+    if (event === null) return;
+    switch (event.type) {
+      case 'speech_start':
+        if (playing !== null) {
+          metrics.bargeInCount += 1;
+          interruptedReply = playing;
+          playing = null;
+          options.output.clear();
+        }
+        startRecognition(event.frames);
+        return;
+      case 'speech':
+        utterance?.write(frame);
+        return;
+      case 'utterance':
+        utterance?.write(frame);
+        endOfSpeech(event.frames);
+        return;
+      case 'discarded':
+        utterance?.cancel();
+        utterance = null;
+        return;
+      default:
+        assertNever(event);
+    }
+  }
   return {
     pushAudio(mulaw) {
       if (stopped) return;
@@ -204,7 +259,10 @@ export function createPipelineCall(options: PipelineCallOptions): PipelineCall {
     async stop() {
       // The turn in progress is still recorded; its reply is no longer spoken.
       stopped = true;
+      utterance?.cancel();
+      utterance = null;
       await queue;
+      recognizer?.close();
       const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
       return {
         callDurationMs: Math.max(0, now() - startedAt),
@@ -224,4 +282,8 @@ export function createPipelineCall(options: PipelineCallOptions): PipelineCall {
       return sessionId;
     },
   };
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unexpected endpointer event ${JSON.stringify(value)}`);
 }

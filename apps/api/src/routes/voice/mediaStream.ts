@@ -235,6 +235,7 @@ export const voiceMediaRoutes: FastifyPluginAsync<VoiceMediaRouteOptions> = asyn
             stt,
             tts,
             agent,
+            latencyTargetMs: settings.latencyTargetMs,
             ...(options.endpointing === undefined ? {} : { endpointing: options.endpointing }),
             output: {
               media: (frame) =>

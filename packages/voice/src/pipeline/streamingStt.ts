@@ -1,0 +1,156 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import type { Transcript } from './engines.js';
+
+/** One utterance being recognized while the caller speaks. */
+export interface UtteranceStream {
+  /** The next 8 kHz PCM16 samples of the utterance, in order (a 20 ms frame at a time). */
+  write(samples: Int16Array): void;
+  /** The utterance ended: what was heard. */
+  finish(): Promise<Transcript>;
+  /** The utterance was noise: its recognition is dropped. */
+  cancel(): void;
+}
+
+/** The recognizer of one call: one stream per utterance, closed with the call. */
+export interface CallRecognizer {
+  startUtterance(): UtteranceStream;
+  close(): void;
+}
+
+/**
+ * 8 kHz → 16 kHz, frame by frame: each sample, then the mean with the next one (the first sample
+ * of the next frame for the last one, so frames join without a seam).
+ */
+export class Upsampler {
+  private last: number | null = null;
+
+  push(samples: Int16Array): Int16Array {
+    const out = new Int16Array(samples.length * 2);
+    let o = 0;
+    for (const s of samples) {
+      if (this.last !== null) {
+        out[o++] = this.last;
+        out[o++] = (this.last + s) >> 1;
+      }
+      this.last = s;
+    }
+    return out.subarray(0, o);
+  }
+
+  /** The held last sample (end of the utterance). */
+  flush(): Int16Array {
+    if (this.last === null) return new Int16Array(0);
+    const out = Int16Array.of(this.last, this.last);
+    this.last = null;
+    return out;
+  }
+}
+
+/** A recognizer process: its stdin takes 16 kHz PCM16; it prints the hypothesis and word times at EOF. */
+export interface RecognizerProcessOptions {
+  command: string;
+  args: string[];
+  timeoutMs: number;
+  /** Parses what the process printed. */
+  parse(stdout: string): Transcript;
+}
+
+interface Warm {
+  child: ChildProcessWithoutNullStreams;
+  done: Promise<Transcript>;
+}
+
+/**
+ * Node's stdin "pipe" is a socket, which `/dev/stdin` cannot be opened on: `cat` copies it into a
+ * real pipe. The process group (detached) is killed as a whole.
+ */
+function spawnWarm(options: RecognizerProcessOptions): Warm {
+  const child = spawn('sh', ['-c', 'cat | "$0" "$@"', options.command, ...options.args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    if (err.length < 16_000) err += chunk.toString('utf8');
+  });
+  // A closed pipe (the process died, or a cancelled utterance) is reported by `done`, not thrown.
+  child.stdin.on('error', () => undefined);
+  const done = new Promise<Transcript>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (code === 0) resolve(options.parse(out));
+      else reject(new Error(`${options.command} exited ${code ?? signal}: ${err.slice(-500)}`));
+    });
+  });
+  done.catch(() => undefined);
+  return { child, done };
+}
+
+function kill(warm: Warm): void {
+  if (warm.child.exitCode !== null || warm.child.signalCode !== null || warm.child.pid === undefined) return;
+  try {
+    process.kill(-warm.child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * A call's recognizer over a streaming recognizer process: a process is started (its model
+ * loaded) before the caller speaks; each utterance streams its audio into the warm one while the
+ * caller speaks, and the next one is started at once. At the end of the utterance its stdin closes
+ * and only the last buffered audio and the decoder's final pass remain.
+ */
+export function processCallRecognizer(options: RecognizerProcessOptions): CallRecognizer {
+  let warm: Warm | null = spawnWarm(options);
+  const live = new Set<Warm>();
+  let closed = false;
+  return {
+    startUtterance() {
+      if (closed) throw new Error('recognizer closed');
+      const current = warm ?? spawnWarm(options);
+      warm = spawnWarm(options);
+      live.add(current);
+      const upsampler = new Upsampler();
+      const write = (samples: Int16Array) => {
+        if (samples.length === 0 || current.child.stdin.destroyed) return;
+        current.child.stdin.write(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength));
+      };
+      let ended = false;
+      return {
+        write(samples) {
+          if (!ended) write(upsampler.push(samples));
+        },
+        async finish() {
+          if (ended) throw new Error('utterance already ended');
+          ended = true;
+          write(upsampler.flush());
+          current.child.stdin.end();
+          const timer = setTimeout(() => kill(current), options.timeoutMs);
+          try {
+            return await current.done;
+          } finally {
+            clearTimeout(timer);
+            live.delete(current);
+          }
+        },
+        cancel() {
+          ended = true;
+          live.delete(current);
+          kill(current);
+        },
+      };
+    },
+    close() {
+      closed = true;
+      if (warm !== null) kill(warm);
+      warm = null;
+      // An utterance still finishing keeps its process until it prints.
+      for (const w of live) if (!w.child.stdin.writableEnded) kill(w);
+    },
+  };
+}
