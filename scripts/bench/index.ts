@@ -8,10 +8,10 @@
  * BENCH_API_*, BENCH_INGEST_*, BENCH_CHAT_*, BENCH_CHANNELS_*, BENCH_HTTP_ASYNC_* ones (_SECONDS, _CLIENTS,
  * _RATE, _TEAM, _POLL_SECONDS, _DOWN_SECONDS, _SCHEDULE), BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (`append`,
  * `rebuild`, `lag`, `queries`, `rebuild-ledger`, `ledger-stats` (only when named; BENCH_LEDGER_STATS_RUNS), `api`, `ingest`, `chat`, `tool-turn` (BENCH_TOOL_TURNS), `traces-export`, `channels`,
- * `http-async` or `nats`; the NATS relay's section uses NATS_URL, default nats://127.0.0.1:4222, and
+ * `http-async`, `nats` or `voice-pipeline` (BENCH_VOICE_UTTERANCES, BENCH_VOICE_PER_CALL, BENCH_VOICE_LATENCY_TARGET_MS); the NATS relay's section uses NATS_URL, default nats://127.0.0.1:4222, and
  * BENCH_NATS_EVENTS, BENCH_NATS_SECONDS). Results go to stdout as Markdown, progress to stderr.
  */
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import {
   DEFAULT_CALLBACK_RETRY_SCHEDULE_SECONDS,
   formatRetrySchedule,
@@ -33,6 +33,7 @@ import { benchRebuild } from './rebuild.js';
 import { benchLedgerRebuild } from './rebuildLedger.js';
 import { benchToolTurn } from './toolTurn.js';
 import { benchTracesExport } from './tracesExport.js';
+import { benchVoicePipeline } from './voicePipeline.js';
 
 const num = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -476,6 +477,41 @@ async function tracesExportSection(): Promise<string[]> {
   }
 }
 
+async function voicePipelineSection(): Promise<string[]> {
+  const db = await openBenchDatabase(8);
+  try {
+    const target = process.env.BENCH_VOICE_LATENCY_TARGET_MS;
+    const r = await benchVoicePipeline(
+      db.pool,
+      {
+        utterances: num('BENCH_VOICE_UTTERANCES', 24),
+        perCall: num('BENCH_VOICE_PER_CALL', 6),
+        ...(target === undefined ? {} : { latencyTargetMs: num('BENCH_VOICE_LATENCY_TARGET_MS', 500) }),
+      },
+      log,
+    );
+    const ms = (n: number) => `${n.toFixed(0)} ms`;
+    const f = r.firstAudio;
+    return [
+      '### Voice pipeline: end of speech → first audio back, through the Twilio media stream socket',
+      '',
+      `A Media Streams client on 127.0.0.1 (connect webhook, then the media WebSocket) speaks the espeak-ng phrases of the recognition test (8 kHz µ-law, one 20 ms frame every 20 ms, silence between), ${r.calls} calls of up to ${fmt(r.utterances / r.calls)} utterances; the reply's mark is echoed at once. From the moment the caller's last voiced frame is sent to the first reply frame received. voice.latencyTargetMs ${r.latencyTargetMs} → end-of-speech wait ${r.endSilenceMs} ms; pocketsphinx streamed per call, the scripted agent, espeak-ng streamed by clause/sentence. Load: \`uptime\` ${loadAverage()}.`,
+      '',
+      '| utterances | p50 | p99 | max | no reply | WER of what was heard |',
+      '|---|---|---|---|---|---|',
+      `| ${f.runs} | ${ms(f.p50)} | ${ms(f.p99)} | ${ms(f.max)} | ${r.unanswered} | ${(r.wer * 100).toFixed(1)} % |`,
+      '',
+    ];
+  } finally {
+    await db.close();
+  }
+}
+
+const loadAverage = () =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(', ');
+
 const probe = await openBenchDatabase(1);
 const { rows } = await probe.pool.query<{ server_version: string }>('show server_version');
 const header = [
@@ -501,5 +537,6 @@ const sections = [
   ...(run('channels') ? await channelsSection() : []),
   ...(run('http-async') ? await httpAsyncSection() : []),
   ...(run('nats') ? await natsSection() : []),
+  ...(run('voice-pipeline') ? await voicePipelineSection() : []),
 ];
 process.stdout.write(`${[...header, ...sections].join('\n')}\n`);
