@@ -1,7 +1,7 @@
 /** A complete sentence at the start of the text (ends with . ! ? or a newline, then space). */
 const SENTENCE = /^([\s\S]*?(?:[.!?]+|\n))(\s+)/;
-/** A clause at the start of the text (ends with , ; : or a dash, then space). */
-const CLAUSE = /^([\s\S]*?(?:[,;:]|\s[-–—]))(\s+)/;
+/** Where a clause ends: , ; : or a dash, followed by space. */
+const CLAUSE_END = /(?:[,;:]|\s[-–—])(\s+)/g;
 /** The first chunk is cut at a clause once it is this long (shorter clauses wait for more). */
 const FIRST_CLAUSE_MIN_CHARS = 12;
 /** Text without punctuation is cut at a space past this many characters. */
@@ -33,10 +33,10 @@ export class ReplyChunker {
 
   private next(): string | null {
     const sentence = SENTENCE.exec(this.pending);
-    const clause = this.first ? CLAUSE.exec(this.pending) : null;
-    let m: RegExpExecArray | null = sentence;
-    if (clause !== null && (clause[1] as string).trim().length >= FIRST_CLAUSE_MIN_CHARS)
-      if (sentence === null || clause[0].length < sentence[0].length) m = clause;
+    const clause = this.first ? this.firstClause() : null;
+    if (clause !== null && (sentence === null || clause.length < sentence[0].length))
+      return this.take(this.pending.slice(0, clause.end), clause.length);
+    const m = sentence;
     if (m === null) {
       if (this.pending.length <= MAX_CHUNK_CHARS) return null;
       const space = this.pending.lastIndexOf(' ', MAX_CHUNK_CHARS);
@@ -44,6 +44,16 @@ export class ReplyChunker {
       return this.take(this.pending.slice(0, space), space + 1);
     }
     return this.take(m[1] as string, m[0].length);
+  }
+
+  /** The first clause end with at least FIRST_CLAUSE_MIN_CHARS before it: the clause's end and its length with the space. */
+  private firstClause(): { end: number; length: number } | null {
+    for (const m of this.pending.matchAll(CLAUSE_END)) {
+      const end = m.index + m[0].length - (m[1] as string).length;
+      if (this.pending.slice(0, end).trim().length >= FIRST_CLAUSE_MIN_CHARS)
+        return { end, length: m.index + m[0].length };
+    }
+    return null;
   }
 
   private take(chunk: string, length: number): string | null {

@@ -51,9 +51,9 @@ export class TelephonyEncoder {
       this.bytes.push(linearToMulaw(a + (b - a) * frac));
       this.position += this.step;
     }
-    const drop = Math.max(0, Math.floor(this.position) - this.base);
+    const drop = Math.min(this.smoothed.length, Math.max(0, Math.floor(this.position) - this.base));
     if (drop > 0) {
-      this.smoothed = this.smoothed.slice(Math.min(drop, this.smoothed.length));
+      this.smoothed = this.smoothed.slice(drop);
       this.base += drop;
     }
   }

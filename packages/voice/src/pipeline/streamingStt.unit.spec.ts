@@ -1,0 +1,70 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { processCallRecognizer, Upsampler } from './streamingStt.js';
+
+describe('Upsampler (8 kHz → 16 kHz, frame by frame)', () => {
+  it('doubles the samples, interpolating, the same however the input is cut', () => {
+    const whole = (xs: number[]) => {
+      const u = new Upsampler();
+      return [...u.push(Int16Array.from(xs)), ...u.flush()];
+    };
+    expect(whole([0, 100, 200])).toEqual([0, 50, 100, 150, 200, 200]);
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: -32768, max: 32767 }), { maxLength: 50 }),
+        fc.nat(50),
+        (xs, cut) => {
+          const u = new Upsampler();
+          const parts = [
+            ...u.push(Int16Array.from(xs.slice(0, cut))),
+            ...u.push(Int16Array.from(xs.slice(cut))),
+            ...u.flush(),
+          ];
+          expect(parts).toEqual(whole(xs));
+          expect(parts).toHaveLength(xs.length * 2);
+        },
+      ),
+    );
+  });
+});
+
+describe('processCallRecognizer', () => {
+  // A stand-in recognizer process: reads its stdin to the end, prints the bytes it got and its pid.
+  const standIn = (extra = '') => ({
+    command: 'sh',
+    args: ['-c', `${extra}n=$(wc -c | tr -d ' '); echo "$n $$"`],
+    timeoutMs: 5_000,
+    parse: (out: string) => ({ text: out.trim(), confidence: null }),
+  });
+
+  it('streams each utterance into a warm process (16 kHz PCM16) and reads its result at the end', async () => {
+    const recognizer = processCallRecognizer(standIn());
+    const first = recognizer.startUtterance();
+    for (let i = 0; i < 10; i++) first.write(new Int16Array(160));
+    const second = recognizer.startUtterance(); // the caller spoke again before the first was read
+    second.write(new Int16Array(160));
+    const [bytes1, pid1] = (await first.finish()).text.split(' ');
+    const [bytes2, pid2] = (await second.finish()).text.split(' ');
+    expect(Number(bytes1)).toBe(10 * 160 * 2 * 2);
+    expect(Number(bytes2)).toBe(160 * 2 * 2);
+    expect(pid1).not.toBe(pid2);
+    await expect(first.finish()).rejects.toThrow(/already ended/);
+    recognizer.close();
+    expect(() => recognizer.startUtterance()).toThrow(/closed/);
+  });
+
+  it('a cancelled utterance is dropped; a failing process rejects its utterance', async () => {
+    const recognizer = processCallRecognizer(standIn());
+    const noise = recognizer.startUtterance();
+    noise.write(new Int16Array(160));
+    noise.cancel();
+    const next = recognizer.startUtterance();
+    next.write(new Int16Array(80));
+    expect((await next.finish()).text).toMatch(/^320 /);
+    recognizer.close();
+
+    const failing = processCallRecognizer(standIn('echo boom >&2; exit 3; '));
+    await expect(failing.startUtterance().finish()).rejects.toThrow(/exited 3: boom/);
+    failing.close();
+  });
+});
