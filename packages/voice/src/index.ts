@@ -50,6 +50,7 @@ export {
   type Transcript,
   textToSpeechOf,
 } from './pipeline/engines.js';
+export { arpaLanguageModel, dictionaryWords, writeDomainModel } from './pipeline/languageModel.js';
 export { VOICE_CALL_METRICS_TRACE, voiceMetricsTraceEvent } from './pipeline/metricsTrace.js';
 export {
   type CallOutput,
@@ -68,6 +69,7 @@ export {
   type UtteranceStream,
 } from './pipeline/streamingStt.js';
 export { type OnAudio, streamWavCommand, wavStreamHeader } from './pipeline/streamingTts.js';
+export { SUPPORT_CORPUS } from './pipeline/supportCorpus.js';
 export { TelephonyEncoder } from './pipeline/telephonyEncoder.js';
 export { wordErrorRate, wordErrors, wordsOf } from './pipeline/wer.js';
 export { WER_PHRASES } from './pipeline/werPhrases.js';

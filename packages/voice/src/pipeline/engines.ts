@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseWav, resample, type Wav, writeWav } from './audio.js';
+import { writeDomainModel } from './languageModel.js';
 import { type CallRecognizer, processCallRecognizer } from './streamingStt.js';
 import { type OnAudio, streamWavCommand } from './streamingTts.js';
 
@@ -74,6 +75,12 @@ export interface PocketsphinxOptions {
   hmm?: string;
   lm?: string;
   dict?: string;
+  /**
+   * Domain phrases (what callers of this agent say): a trigram language model of them and a
+   * dictionary of their words replace `lm` and `dict` (writeDomainModel). The recognizer then
+   * only hears those words, in any order, the phrases' sequences likelier.
+   */
+  domainPhrases?: readonly string[];
   /** Decoder flags added after (so overriding) POCKETSPHINX_TUNING, e.g. ['-fwdflat', 'yes']. */
   extraArgs?: string[];
   timeoutMs?: number;
@@ -112,7 +119,17 @@ export function pocketsphinxArgs(options: PocketsphinxOptions, infile: string): 
  * speaks (openCallRecognizer). Whole: the utterance is written as a 16 kHz WAV and decoded by
  * `pocketsphinx_continuous -infile`. Confidence: the mean posterior of the words (`-time yes`).
  */
-export function pocketsphinxSpeechToText(options: PocketsphinxOptions = {}): SpeechToText {
+export function pocketsphinxSpeechToText(engineOptions: PocketsphinxOptions = {}): SpeechToText {
+  const options =
+    engineOptions.domainPhrases === undefined
+      ? engineOptions
+      : {
+          ...engineOptions,
+          ...writeDomainModel(
+            engineOptions.domainPhrases,
+            engineOptions.dict ?? `${POCKETSPHINX_MODEL}/cmudict-en-us.dict`,
+          ),
+        };
   const command = options.command ?? 'pocketsphinx_continuous';
   const timeoutMs = options.timeoutMs ?? 60_000;
   return {
