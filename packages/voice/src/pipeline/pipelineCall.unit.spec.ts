@@ -366,3 +366,40 @@ describe('createPipelineCall with streaming engines', () => {
     await call.stop();
   });
 });
+
+describe('voice.latencyTargetMs steering the end-of-speech wait', () => {
+  it('ends the utterance after half the target of silence (explicit endpointing wins)', async () => {
+    const endsAfter = async (options: { latencyTargetMs?: number; endSilenceMs?: number }) => {
+      let ended = false;
+      const call = createPipelineCall({
+        stt: {
+          name: 's',
+          transcribe: async () => {
+            ended = true;
+            return { text: '', confidence: null };
+          },
+        },
+        tts: { name: 't', synthesize: async () => ({ sampleRate: 8000, samples: new Int16Array(0) }) },
+        agent: { reply: async () => ({ text: '', sessionId: 's' }) },
+        output: { media: () => undefined, mark: () => undefined, clear: () => undefined },
+        ...(options.latencyTargetMs === undefined ? {} : { latencyTargetMs: options.latencyTargetMs }),
+        ...(options.endSilenceMs === undefined
+          ? {}
+          : { endpointing: { endSilenceMs: options.endSilenceMs } }),
+      });
+      call.pushAudio(loudFrames(400));
+      let quietMs = 0;
+      while (!ended && quietMs < 2_000) {
+        call.pushAudio(quiet(20));
+        quietMs += 20;
+      }
+      await call.stop();
+      return quietMs;
+    };
+    expect(await endsAfter({ latencyTargetMs: 500 })).toBe(260); // 250 ms → 13 frames
+    expect(await endsAfter({ latencyTargetMs: 1200 })).toBe(600);
+    expect(await endsAfter({ latencyTargetMs: 100 })).toBe(240);
+    expect(await endsAfter({})).toBe(300); // the endpointer's own default
+    expect(await endsAfter({ latencyTargetMs: 500, endSilenceMs: 700 })).toBe(700);
+  });
+});
