@@ -1,7 +1,14 @@
 import { loadConfig } from '@parley/platform';
 import { describe, expect, it } from 'vitest';
 import { rms } from './audio.js';
-import { espeakTextToSpeech, parsePocketsphinxTimes, speechToTextOf, textToSpeechOf } from './engines.js';
+import {
+  espeakTextToSpeech,
+  parsePocketsphinxTimes,
+  pocketsphinxArgs,
+  pocketsphinxResultComplete,
+  speechToTextOf,
+  textToSpeechOf,
+} from './engines.js';
 
 describe('parsePocketsphinxTimes', () => {
   it('keeps the words (without markers and alternates) and averages their posteriors', () => {
@@ -24,6 +31,27 @@ describe('parsePocketsphinxTimes', () => {
       text: '',
       confidence: null,
     });
+  });
+});
+
+describe('pocketsphinx command line and result', () => {
+  it('gives each flag once, extra flags overriding the tuning', () => {
+    const args = pocketsphinxArgs({ extraArgs: ['-fwdflat', 'yes', '-lw', '10'] }, '/dev/stdin');
+    const flags = args.filter((_, i) => i % 2 === 0);
+    expect(new Set(flags).size).toBe(flags.length);
+    const value = (flag: string) => args[args.indexOf(flag) + 1];
+    expect(value('-infile')).toBe('/dev/stdin');
+    expect(value('-fwdflat')).toBe('yes');
+    expect(value('-lw')).toBe('10');
+    expect(value('-cmn')).toBe('live');
+    expect(value('-time')).toBe('yes');
+  });
+
+  it('the result is complete at the </s> line', () => {
+    expect(pocketsphinxResultComplete('hello\n<s> 0.0 0.1 1.0\nhello 0.1 0.5 0.9\n')).toBe(false);
+    expect(pocketsphinxResultComplete('hello\n</s> 0.5 0.6 1.0')).toBe(false); // line not complete yet
+    expect(pocketsphinxResultComplete('hello\n</s> 0.5 0.6 1.0\n')).toBe(true);
+    expect(pocketsphinxResultComplete('</s> 0.5 0.6 1.0\n')).toBe(true);
   });
 });
 

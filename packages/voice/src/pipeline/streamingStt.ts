@@ -53,11 +53,19 @@ export interface RecognizerProcessOptions {
   timeoutMs: number;
   /** Parses what the process printed. */
   parse(stdout: string): Transcript;
+  /**
+   * True when what the process printed after its input ended is its complete result (pocketsphinx:
+   * the `</s>` line of the last utterance): the result is taken then, without waiting for the
+   * process to free its models and exit. Without it, or when it never says so: at exit.
+   */
+  complete?(printedAfterEnd: string): boolean;
 }
 
 interface Warm {
   child: ChildProcessWithoutNullStreams;
   done: Promise<Transcript>;
+  /** The input ended: from now on the output is checked for completeness. */
+  ended(): void;
 }
 
 /**
@@ -71,8 +79,16 @@ function spawnWarm(options: RecognizerProcessOptions): Warm {
   });
   let out = '';
   let err = '';
+  /** Length of `out` when the input ended; null before. */
+  let endedAt: number | null = null;
+  let early: ((t: Transcript) => void) | null = null;
+  const check = () => {
+    if (endedAt !== null && early !== null && options.complete?.(out.slice(endedAt)))
+      early(options.parse(out));
+  };
   child.stdout.on('data', (chunk: Buffer) => {
     out += chunk.toString('utf8');
+    check();
   });
   child.stderr.on('data', (chunk: Buffer) => {
     if (err.length < 16_000) err += chunk.toString('utf8');
@@ -80,6 +96,7 @@ function spawnWarm(options: RecognizerProcessOptions): Warm {
   // A closed pipe (the process died, or a cancelled utterance) is reported by `done`, not thrown.
   child.stdin.on('error', () => undefined);
   const done = new Promise<Transcript>((resolve, reject) => {
+    early = resolve;
     child.on('error', reject);
     child.on('close', (code, signal) => {
       if (code === 0) resolve(options.parse(out));
@@ -87,7 +104,14 @@ function spawnWarm(options: RecognizerProcessOptions): Warm {
     });
   });
   done.catch(() => undefined);
-  return { child, done };
+  return {
+    child,
+    done,
+    ended() {
+      endedAt = out.length;
+      check();
+    },
+  };
 }
 
 function kill(warm: Warm): void {
@@ -129,6 +153,7 @@ export function processCallRecognizer(options: RecognizerProcessOptions): CallRe
           if (ended) throw new Error('utterance already ended');
           ended = true;
           write(upsampler.flush());
+          current.ended();
           current.child.stdin.end();
           const timer = setTimeout(() => kill(current), options.timeoutMs);
           try {

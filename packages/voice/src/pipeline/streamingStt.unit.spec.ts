@@ -67,4 +67,22 @@ describe('processCallRecognizer', () => {
     await expect(failing.startUtterance().finish()).rejects.toThrow(/exited 3: boom/);
     failing.close();
   });
+
+  it('takes the result as soon as the process says it is complete, not at its exit', async () => {
+    const recognizer = processCallRecognizer({
+      command: 'sh',
+      // Prints a line before its input ends (not the result), the result after, then takes 5 s to exit.
+      args: ['-c', 'echo early; cat > /dev/null; echo "hello"; echo "</s> 0.1 0.2 1.0"; sleep 5'],
+      timeoutMs: 10_000,
+      parse: (out: string) => ({ text: out.split('\n').join('|'), confidence: null }),
+      complete: (after: string) => /(^|\n)<\/s> [^\n]*\n/.test(after),
+    });
+    const utterance = recognizer.startUtterance();
+    utterance.write(new Int16Array(160));
+    const started = performance.now();
+    const result = await utterance.finish();
+    expect(performance.now() - started).toBeLessThan(4_000);
+    expect(result.text).toBe('early|hello|</s> 0.1 0.2 1.0|');
+    recognizer.close();
+  });
 });
