@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseWav, resample, type Wav, writeWav } from './audio.js';
 import { writeDomainModel } from './languageModel.js';
-import { type CallRecognizer, processCallRecognizer } from './streamingStt.js';
+import { type CallRecognizer, processCallRecognizer, RecognizerPool } from './streamingStt.js';
 import { type OnAudio, streamWavCommand } from './streamingTts.js';
 
 /** What a speech-to-text engine heard in one utterance. */
@@ -146,6 +146,8 @@ export function pocketsphinxSpeechToText(engineOptions: PocketsphinxOptions = {}
         };
   const command = options.command ?? 'pocketsphinx_continuous';
   const timeoutMs = options.timeoutMs ?? 60_000;
+  // Loaded recognizers shared by the engine's calls, started with the first call.
+  let pool: RecognizerPool | null = null;
   return {
     name: 'pocketsphinx',
     async transcribe(audio, opts) {
@@ -168,13 +170,14 @@ export function pocketsphinxSpeechToText(engineOptions: PocketsphinxOptions = {}
       }
     },
     openCallRecognizer() {
-      return processCallRecognizer({
+      pool ??= new RecognizerPool({
         command,
         args: pocketsphinxArgs(options, '/dev/stdin'),
         timeoutMs,
         parse: parsePocketsphinxTimes,
         complete: pocketsphinxResultComplete,
       });
+      return processCallRecognizer(pool.options, pool);
     },
   };
 }

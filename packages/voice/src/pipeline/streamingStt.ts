@@ -77,6 +77,10 @@ function spawnWarm(options: RecognizerProcessOptions): Warm {
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
   });
+  // Ready processes must not keep Node running (a closing server, a finished test).
+  child.unref();
+  for (const stream of [child.stdin, child.stdout, child.stderr])
+    (stream as unknown as { unref?(): void }).unref?.();
   let out = '';
   let err = '';
   /** Length of `out` when the input ended; null before. */
@@ -123,21 +127,73 @@ function kill(warm: Warm): void {
   }
 }
 
+const alive = (w: Warm) =>
+  w.child.exitCode === null && w.child.signalCode === null && !w.child.stdin.destroyed;
+
 /**
- * A call's recognizer over a streaming recognizer process: a process is started (its model
- * loaded) before the caller speaks; each utterance streams its audio into the warm one while the
- * caller speaks, and the next one is started at once. At the end of the utterance its stdin closes
- * and only the last buffered audio and the decoder's final pass remain.
+ * Loaded recognizer processes kept ready (an engine's, shared by its calls): one for the next
+ * utterance of each open call, plus one for the next call, so that no caller waits for a model to
+ * load, not even at the first words of a call. The processes do not keep Node running.
  */
-export function processCallRecognizer(options: RecognizerProcessOptions): CallRecognizer {
-  let warm: Warm | null = spawnWarm(options);
+export class RecognizerPool {
+  private readonly spares: Warm[] = [];
+  private calls = 0;
+
+  constructor(readonly options: RecognizerProcessOptions) {}
+
+  /** A call opens: one more process is kept ready. */
+  open(): void {
+    this.calls += 1;
+    this.refill();
+  }
+
+  /** A call closed: the processes kept for it are ended. */
+  close(): void {
+    this.calls = Math.max(0, this.calls - 1);
+    while (this.spares.length > this.calls + 1) kill(this.spares.pop() as Warm);
+  }
+
+  /** A loaded process for an utterance (a new one when none is ready); a replacement is started. */
+  take(): Warm {
+    let taken: Warm | undefined;
+    while (taken === undefined && this.spares.length > 0) {
+      const next = this.spares.shift() as Warm;
+      if (alive(next)) taken = next;
+    }
+    const process = taken ?? spawnWarm(this.options);
+    this.refill();
+    return process;
+  }
+
+  /** Processes kept ready now. */
+  get ready(): number {
+    return this.spares.filter(alive).length;
+  }
+
+  private refill(): void {
+    for (let i = this.spares.length - 1; i >= 0; i--)
+      if (!alive(this.spares[i] as Warm)) this.spares.splice(i, 1);
+    while (this.spares.length < this.calls + 1) this.spares.push(spawnWarm(this.options));
+  }
+}
+
+/**
+ * A call's recognizer over streaming recognizer processes: each utterance streams its audio into
+ * a process whose model is already loaded (from the pool), while the caller speaks. At the end of
+ * the utterance its stdin closes and only the last buffered audio and the decoder's final pass
+ * remain. Without a pool, the call has one of its own.
+ */
+export function processCallRecognizer(
+  options: RecognizerProcessOptions,
+  pool: RecognizerPool = new RecognizerPool(options),
+): CallRecognizer {
+  pool.open();
   const live = new Set<Warm>();
   let closed = false;
   return {
     startUtterance() {
       if (closed) throw new Error('recognizer closed');
-      const current = warm ?? spawnWarm(options);
-      warm = spawnWarm(options);
+      const current = pool.take();
       live.add(current);
       const upsampler = new Upsampler();
       const write = (samples: Int16Array) => {
@@ -171,9 +227,9 @@ export function processCallRecognizer(options: RecognizerProcessOptions): CallRe
       };
     },
     close() {
+      if (closed) return;
       closed = true;
-      if (warm !== null) kill(warm);
-      warm = null;
+      pool.close();
       // An utterance still finishing keeps its process until it prints.
       for (const w of live) if (!w.child.stdin.writableEnded) kill(w);
     },

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { processCallRecognizer, Upsampler } from './streamingStt.js';
+import { processCallRecognizer, RecognizerPool, Upsampler } from './streamingStt.js';
 
 describe('Upsampler (8 kHz → 16 kHz, frame by frame)', () => {
   it('doubles the samples, interpolating, the same however the input is cut', () => {
@@ -84,5 +84,27 @@ describe('processCallRecognizer', () => {
     expect(performance.now() - started).toBeLessThan(4_000);
     expect(result.text).toBe('early|hello|</s> 0.1 0.2 1.0|');
     recognizer.close();
+  });
+
+  it('a shared pool keeps one loaded process per open call plus one for the next call', async () => {
+    const pool = new RecognizerPool(standIn());
+    expect(pool.ready).toBe(0);
+    const a = processCallRecognizer(pool.options, pool);
+    expect(pool.ready).toBe(2);
+    const b = processCallRecognizer(pool.options, pool);
+    expect(pool.ready).toBe(3);
+    const utterance = a.startUtterance(); // takes a ready one, a replacement is started
+    expect(pool.ready).toBe(3);
+    utterance.write(new Int16Array(160));
+    expect((await utterance.finish()).text).toMatch(/^640 /);
+    a.close();
+    a.close(); // once
+    expect(pool.ready).toBe(2);
+    b.close();
+    expect(pool.ready).toBe(1); // ready for the next call's first words
+    const c = processCallRecognizer(pool.options, pool);
+    c.startUtterance().cancel();
+    c.close();
+    expect(pool.ready).toBe(1);
   });
 });
