@@ -495,7 +495,7 @@ async function voicePipelineSection(): Promise<string[]> {
     return [
       '### Voice pipeline: end of speech → first audio back, through the Twilio media stream socket',
       '',
-      `A Media Streams client on 127.0.0.1 (connect webhook, then the media WebSocket) speaks the espeak-ng phrases of the recognition test (8 kHz µ-law, one 20 ms frame every 20 ms, silence between), ${r.calls} calls of up to ${fmt(r.utterances / r.calls)} utterances; the reply's mark is echoed at once. From the moment the caller's last voiced frame is sent to the first reply frame received. voice.latencyTargetMs ${r.latencyTargetMs} → end-of-speech wait ${r.endSilenceMs} ms; pocketsphinx streamed per call, the scripted agent, espeak-ng streamed by clause/sentence. Load: \`uptime\` ${loadAverage()}.`,
+      `A Media Streams client on 127.0.0.1 (connect webhook, then the media WebSocket) speaks the espeak-ng phrases of the recognition test (8 kHz µ-law, one 20 ms frame every 20 ms, silence between), after an untimed warm-up call of 2 utterances, ${r.calls} calls of up to ${fmt(r.utterances / r.calls)} utterances; the reply's mark is echoed at once. From the moment the caller's last voiced frame is sent to the first reply frame received. voice.latencyTargetMs ${r.latencyTargetMs} → end-of-speech wait ${r.endSilenceMs} ms; pocketsphinx streamed per call, the scripted agent, espeak-ng streamed by clause/sentence. Load: \`uptime\` ${loadAverage()}.`,
       '',
       '| utterances | p50 | p99 | max | no reply | WER of what was heard |',
       '|---|---|---|---|---|---|',

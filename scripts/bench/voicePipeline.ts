@@ -221,13 +221,9 @@ export async function benchVoicePipeline(
     const latencies: number[] = [];
     const heard: Array<{ reference: string; hypothesis: string }> = [];
     let unanswered = 0;
-    const calls = Math.ceil(shape.utterances / shape.perCall);
-    for (let c = 0; c < calls; c++) {
-      const queue = Array.from(
-        { length: Math.min(shape.perCall, shape.utterances - c * shape.perCall) },
-        (_, i) => spoken[(c * shape.perCall + i) % spoken.length] as Phrase,
-      );
-      const callSid = `CAbench${c}${randomBytes(4).toString('hex')}`;
+    /** One call speaking `queue`: its latencies and what the pipeline heard of each phrase. */
+    const oneCall = async (name: string, queue: Phrase[]) => {
+      const callSid = `CAbench${name}${randomBytes(4).toString('hex')}`;
       const form = new URLSearchParams({ AccountSid: accountSid, CallSid: callSid, CallStatus: 'ringing' });
       const res = await app.inject({
         method: 'POST',
@@ -248,8 +244,7 @@ export async function benchVoicePipeline(
       const customParameters: Record<string, string> = {};
       for (const m of res.body.matchAll(/<Parameter name="([^"]+)" value="([^"]+)"\/>/g))
         customParameters[m[1] as string] = m[2] as string;
-      const streamSid = `MZbench${c}`;
-      log(`voice-pipeline: call ${c + 1}/${calls}, ${queue.length} utterances`);
+      const streamSid = `MZbench${name}`;
       const start = {
         streamSid,
         accountSid,
@@ -259,15 +254,29 @@ export async function benchVoicePipeline(
         mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
       };
       const r = await runCall(`${wsBase}${new URL(streamUrl).pathname}`, start, streamSid, queue, log);
-      latencies.push(...r.latencies);
-      unanswered += r.unanswered;
       const { rows } = await pool.query<{ text: string }>(
         `select data->>'text' as text from events where type = 'MessageReceived'
            and data->'channelMetadata'->>'callSid' = $1 order by position`,
         [callSid],
       );
-      const texts = rows.map((r) => r.text);
-      for (const [i, p] of queue.entries()) heard.push({ reference: p.text, hypothesis: texts[i] ?? '' });
+      const heard = queue.map((p, i) => ({ reference: p.text, hypothesis: rows[i]?.text ?? '' }));
+      return { ...r, heard };
+    };
+
+    // Warm-up, not timed: the JIT, the database connections, the first turns of the runtime.
+    log('voice-pipeline: warm-up call, 2 utterances');
+    await oneCall('warmup', spoken.slice(0, 2));
+    const calls = Math.ceil(shape.utterances / shape.perCall);
+    for (let c = 0; c < calls; c++) {
+      const queue = Array.from(
+        { length: Math.min(shape.perCall, shape.utterances - c * shape.perCall) },
+        (_, i) => spoken[(c * shape.perCall + i) % spoken.length] as Phrase,
+      );
+      log(`voice-pipeline: call ${c + 1}/${calls}, ${queue.length} utterances`);
+      const r = await oneCall(String(c), queue);
+      latencies.push(...r.latencies);
+      unanswered += r.unanswered;
+      heard.push(...r.heard);
     }
     return {
       utterances: shape.utterances,

@@ -81,6 +81,8 @@ export interface PocketsphinxOptions {
    * only hears those words, in any order, the phrases' sequences likelier.
    */
   domainPhrases?: readonly string[];
+  /** Load a recognizer now, for the first call (default: at the first call). */
+  prewarm?: boolean;
   /** Decoder flags added after (so overriding) POCKETSPHINX_TUNING, e.g. ['-fwdflat', 'yes']. */
   extraArgs?: string[];
   timeoutMs?: number;
@@ -146,8 +148,15 @@ export function pocketsphinxSpeechToText(engineOptions: PocketsphinxOptions = {}
         };
   const command = options.command ?? 'pocketsphinx_continuous';
   const timeoutMs = options.timeoutMs ?? 60_000;
-  // Loaded recognizers shared by the engine's calls, started with the first call.
-  let pool: RecognizerPool | null = null;
+  // Loaded recognizers shared by the engine's calls.
+  const pool = new RecognizerPool({
+    command,
+    args: pocketsphinxArgs(options, '/dev/stdin'),
+    timeoutMs,
+    parse: parsePocketsphinxTimes,
+    complete: pocketsphinxResultComplete,
+  });
+  if (options.prewarm === true) pool.prewarm();
   return {
     name: 'pocketsphinx',
     async transcribe(audio, opts) {
@@ -170,13 +179,6 @@ export function pocketsphinxSpeechToText(engineOptions: PocketsphinxOptions = {}
       }
     },
     openCallRecognizer() {
-      pool ??= new RecognizerPool({
-        command,
-        args: pocketsphinxArgs(options, '/dev/stdin'),
-        timeoutMs,
-        parse: parsePocketsphinxTimes,
-        complete: pocketsphinxResultComplete,
-      });
       return processCallRecognizer(pool.options, pool);
     },
   };
@@ -262,7 +264,8 @@ export const TEXT_TO_SPEECH_ENGINES = ['espeak-ng'] as const;
 /** The speech-to-text engine of a VOICE_STT_ENGINE value; null when unset; throws for an unknown one. */
 export function speechToTextOf(engine: string | undefined): SpeechToText | null {
   if (engine === undefined) return null;
-  if (engine === 'pocketsphinx') return pocketsphinxSpeechToText();
+  // The engine of a server: its first call finds a loaded recognizer.
+  if (engine === 'pocketsphinx') return pocketsphinxSpeechToText({ prewarm: true });
   throw new Error(`unknown speech-to-text engine "${engine}" (known: ${SPEECH_TO_TEXT_ENGINES.join(', ')})`);
 }
 

@@ -165,6 +165,11 @@ export class RecognizerPool {
     return process;
   }
 
+  /** Starts the process for the next call now (a server, before its first call). */
+  prewarm(): void {
+    this.refill();
+  }
+
   /** Processes kept ready now. */
   get ready(): number {
     return this.spares.filter(alive).length;
