@@ -130,16 +130,24 @@ function kill(warm: Warm): void {
 const alive = (w: Warm) =>
   w.child.exitCode === null && w.child.signalCode === null && !w.child.stdin.destroyed;
 
+/** Loaded processes a pool keeps ready at most, by default (pocketsphinx's: about 93 MB each). */
+export const MAX_READY_RECOGNIZERS = 4;
+
 /**
  * Loaded recognizer processes kept ready (an engine's, shared by its calls): one for the next
  * utterance of each open call, plus one for the next call, so that no caller waits for a model to
- * load, not even at the first words of a call. The processes do not keep Node running.
+ * load, not even at the first words of a call; at most `maxReady` (memory): beyond, an utterance
+ * starts a process when the caller starts speaking (its audio waits in the pipe while the model
+ * loads). The processes do not keep Node running.
  */
 export class RecognizerPool {
   private readonly spares: Warm[] = [];
   private calls = 0;
 
-  constructor(readonly options: RecognizerProcessOptions) {}
+  constructor(
+    readonly options: RecognizerProcessOptions,
+    private readonly maxReady = MAX_READY_RECOGNIZERS,
+  ) {}
 
   /** A call opens: one more process is kept ready. */
   open(): void {
@@ -150,7 +158,7 @@ export class RecognizerPool {
   /** A call closed: the processes kept for it are ended. */
   close(): void {
     this.calls = Math.max(0, this.calls - 1);
-    while (this.spares.length > this.calls + 1) kill(this.spares.pop() as Warm);
+    while (this.spares.length > this.target()) kill(this.spares.pop() as Warm);
   }
 
   /** A loaded process for an utterance (a new one when none is ready); a replacement is started. */
@@ -178,7 +186,11 @@ export class RecognizerPool {
   private refill(): void {
     for (let i = this.spares.length - 1; i >= 0; i--)
       if (!alive(this.spares[i] as Warm)) this.spares.splice(i, 1);
-    while (this.spares.length < this.calls + 1) this.spares.push(spawnWarm(this.options));
+    while (this.spares.length < this.target()) this.spares.push(spawnWarm(this.options));
+  }
+
+  private target(): number {
+    return Math.min(this.calls + 1, this.maxReady);
   }
 }
 

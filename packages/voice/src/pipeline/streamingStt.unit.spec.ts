@@ -107,4 +107,16 @@ describe('processCallRecognizer', () => {
     c.close();
     expect(pool.ready).toBe(1);
   });
+
+  it('keeps at most maxReady processes ready; more calls start theirs when the caller speaks', async () => {
+    const pool = new RecognizerPool(standIn(), 2);
+    const calls = [1, 2, 3, 4].map(() => processCallRecognizer(pool.options, pool));
+    expect(pool.ready).toBe(2);
+    const utterances = calls.map((c) => c.startUtterance());
+    for (const u of utterances) u.write(new Int16Array(160));
+    for (const u of utterances) expect((await u.finish()).text).toMatch(/^640 /);
+    expect(pool.ready).toBe(2);
+    for (const c of calls) c.close();
+    expect(pool.ready).toBe(1);
+  });
 });
