@@ -6,7 +6,7 @@
  * and the HTTP async channel (submit, callbacks, a receiver that goes down and comes back). Ratios are measured in one run, since machines are noisy. Knobs (docs/performance.md):
  * BENCH_SECONDS, BENCH_REBUILD_EVENTS, BENCH_BATCH, the BENCH_QUERY_*, BENCH_LEDGER_EVENTS,
  * BENCH_API_*, BENCH_INGEST_*, BENCH_CHAT_*, BENCH_CHANNELS_*, BENCH_HTTP_ASYNC_* ones (_SECONDS, _CLIENTS,
- * _RATE, _TEAM, _POLL_SECONDS, _DOWN_SECONDS, _SCHEDULE), BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (`append`,
+ * _RATE, _TEAM, _POLL_SECONDS, _DOWN_SECONDS, _SCHEDULE), BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (`append` (BENCH_APPEND_WRITERS, default 1,8,32), `peer-read` (BENCH_PEER_READ_EVENTS),
  * `rebuild`, `lag`, `queries`, `rebuild-ledger`, `ledger-stats` (only when named; BENCH_LEDGER_STATS_RUNS), `api`, `ingest`, `chat`, `tool-turn` (BENCH_TOOL_TURNS), `traces-export`, `channels`,
  * `http-async` or `nats`; the NATS relay's section uses NATS_URL, default nats://127.0.0.1:4222, and
  * BENCH_NATS_EVENTS, BENCH_NATS_SECONDS). Results go to stdout as Markdown, progress to stderr.
@@ -28,6 +28,7 @@ import { benchIngest } from './ingest.js';
 import { benchLag } from './lag.js';
 import { benchLedgerStats } from './ledgerStats.js';
 import { benchNats } from './nats.js';
+import { benchPeerRead } from './peerRead.js';
 import { benchQueries } from './queries.js';
 import { benchRebuild } from './rebuild.js';
 import { benchLedgerRebuild } from './rebuildLedger.js';
@@ -40,9 +41,10 @@ const num = (name: string, fallback: number) => {
   return value;
 };
 
-const durationMs = num('BENCH_SECONDS', 3) * 1000;
+const durationMs = num('BENCH_SECONDS', 2) * 1000;
 const rebuildEvents = num('BENCH_REBUILD_EVENTS', 1_000_000);
 const batchSize = num('BENCH_BATCH', 100);
+const appendWriters = (process.env.BENCH_APPEND_WRITERS ?? '1,8,32').split(',').map(Number);
 const only = process.env.BENCH_ONLY;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -50,21 +52,51 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 async function appendSection(): Promise<string[]> {
   const db = await openBenchDatabase(40);
   try {
-    log(`append: ${durationMs / 1000} s per scenario…`);
-    const rows = await benchAppend(db.pool, { durationMs, batchSize, writers: [1, 8, 32] }, (r) =>
-      log(
-        `  ${r.mode} x${r.writers}: ${fmt(r.appendPerSecond)}/s vs raw ${fmt(r.rawPerSecond)}/s (${r.ratio.toFixed(2)})`,
-      ),
+    log(`append: ${durationMs / 1000} s per contender and round…`);
+    const rows = await benchAppend(
+      db.pool,
+      db.url,
+      { durationMs, batchSize, writers: appendWriters, rounds: num('BENCH_APPEND_ROUNDS', 3) },
+      (r) =>
+        log(
+          `  ${r.mode} x${r.writers}: ${fmt(r.appendPerSecond)}/s vs raw ${fmt(r.rawPerSecond)}/s (${r.ratio.toFixed(2)}), Emmett ${fmt(r.peerPerSecond)}/s (${r.peerRatio.toFixed(2)})`,
+        ),
     );
     return [
-      '### Append throughput (events/s) vs a raw multi-row INSERT of the same rows into a plain table',
+      '### Append throughput (events/s) vs a raw multi-row INSERT of the same rows into a plain table, and vs Emmett',
       '',
-      '| mode | events per append | writers | append | raw INSERT | ratio |',
-      '|---|---|---|---|---|---|',
+      `Medians of ${num('BENCH_APPEND_ROUNDS', 3)} interleaved rounds of ${durationMs / 1000} s per contender (the order rotates each round); each ratio is the median of the rounds' ratios.`,
+      '',
+      '| mode | events per append | writers | Parley append | raw INSERT | Emmett | Parley ÷ raw | Parley ÷ Emmett |',
+      '|---|---|---|---|---|---|---|---|',
       ...rows.map(
         (r) =>
-          `| ${r.mode} | ${r.batchSize} | ${r.writers} | ${fmt(r.appendPerSecond)} | ${fmt(r.rawPerSecond)} | ${r.ratio.toFixed(2)} |`,
+          `| ${r.mode} | ${r.batchSize} | ${r.writers} | ${fmt(r.appendPerSecond)} | ${fmt(r.rawPerSecond)} | ${fmt(r.peerPerSecond)} | ${r.ratio.toFixed(2)} | ${r.peerRatio.toFixed(2)} |`,
       ),
+      '',
+    ];
+  } finally {
+    await db.close();
+  }
+}
+
+async function peerReadSection(): Promise<string[]> {
+  const db = await openBenchDatabase(8);
+  try {
+    const events = num('BENCH_PEER_READ_EVENTS', 200_000);
+    log(`peer-read: seeding ${fmt(events)} events into Parley and into Emmett…`);
+    const r = await benchPeerRead(db.pool, db.url, { events, batchSize: 1000 }, log);
+    const row = (name: string, x: { parley: number; peer: number }) =>
+      `| ${name} | ${fmt(x.parley)} | ${fmt(x.peer)} | ${(x.parley / x.peer).toFixed(2)} |`;
+    return [
+      `### Reading the log: Parley vs Emmett, ${fmt(r.events)} events each (events/s)`,
+      '',
+      `The same events in both logs (seeded in 1,000-event appends by 4 writers: Parley ${r.seedSeconds.parley.toFixed(1)} s, Emmett ${r.seedSeconds.peer.toFixed(1)} s). ${fmt(r.batchSize)}-event batches; Parley runs right before Emmett.`,
+      '',
+      '| scenario | Parley | Emmett | Parley ÷ Emmett |',
+      '|---|---|---|---|',
+      row('read the whole log (readAll / readMessagesBatch)', r.readAll),
+      row('catch-up from the start, count per type (subscribeAll / consumer reactor)', r.catchUp),
       '',
     ];
   } finally {
@@ -488,6 +520,7 @@ await probe.close();
 const run = (name: string) => only === undefined || only === name;
 const sections = [
   ...(run('append') ? await appendSection() : []),
+  ...(run('peer-read') ? await peerReadSection() : []),
   ...(run('rebuild') ? await rebuildSection() : []),
   ...(run('lag') ? await lagSection() : []),
   ...(run('queries') ? await queriesSection() : []),

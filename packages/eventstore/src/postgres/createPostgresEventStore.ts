@@ -9,13 +9,7 @@ import type {
   RecordedEvent,
   Upcast,
 } from '../types.js';
-import {
-  type AppendAttempt,
-  AppendOrderConflictError,
-  checkAppendInput,
-  resolveRefusal,
-  tryAppend,
-} from './append.js';
+import { AppendOrderConflictError, checkAppendInput, resolveRefusal, tryAppend } from './append.js';
 import { assertLogNotAhead, LogAheadOfClusterError } from './assertLogNotAhead.js';
 import { countRowsAfter, readAllRows, readHead, readStreamRows } from './read.js';
 import { toRecordedEvent } from './rows.js';
@@ -88,49 +82,21 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
     return rows.map((row) => toRecordedEvent(row, upcast));
   };
 
-  // One transaction per attempt; only an order conflict is retried (a new
-  // transaction id is larger than every committed one).
+  // One call per attempt, its own transaction (one round trip); only an order
+  // conflict is retried (a new transaction id is larger than every committed one).
   const appendInOwnTransaction = async (
     stream: string,
     events: readonly EventToAppend[],
     expected: ExpectedRevision,
   ): Promise<AppendResult> => {
     for (let attempt = 1; ; attempt++) {
-      const outcome = await inTransaction((client) => tryAppend(client, stream, events, expected));
+      const outcome = await tryAppend(pool, stream, events, expected);
       if (outcome.kind === 'appended') {
         wakeups.appended();
         return outcome.result;
       }
       if (outcome.kind !== 'order_conflict') return resolveRefusal(pool, stream, events, expected);
       if (attempt >= ORDER_CONFLICT_RETRIES) throw new AppendOrderConflictError(stream);
-    }
-  };
-
-  /** Commits when fn appended, rolls back otherwise (a refusal) or on error. */
-  const inTransaction = async (
-    fn: (client: PoolClient) => Promise<AppendAttempt>,
-  ): Promise<AppendAttempt> => {
-    const client = await pool.connect();
-    let broken = false;
-    // A checked-out client has no pool listener: a connection lost between two
-    // statements would otherwise be an uncaught 'error' event.
-    const onError = () => {
-      broken = true;
-    };
-    client.on('error', onError);
-    try {
-      await client.query('begin');
-      const outcome = await fn(client);
-      await client.query(outcome.kind === 'appended' ? 'commit' : 'rollback');
-      return outcome;
-    } catch (err) {
-      await client.query('rollback').catch(() => {
-        broken = true;
-      });
-      throw err;
-    } finally {
-      client.removeListener('error', onError);
-      client.release(broken);
     }
   };
 
