@@ -307,8 +307,8 @@ async function ingestSection(): Promise<string[]> {
       seconds: num('BENCH_INGEST_SECONDS', 20),
       clients: num('BENCH_INGEST_CLIENTS', 4),
       batch: 500,
-      lagSeconds: num('BENCH_INGEST_LAG_SECONDS', 20),
-      lagBatch: num('BENCH_INGEST_LAG_BATCH', 50),
+      lagSeconds: num('BENCH_INGEST_LAG_SECONDS', 300),
+      lagBatch: num('BENCH_INGEST_LAG_BATCH', 125),
       lagIntervalMs: num('BENCH_INGEST_LAG_INTERVAL_MS', 100),
     };
     const r = await benchIngest(db.pool, db.url, shape, log);
@@ -318,15 +318,16 @@ async function ingestSection(): Promise<string[]> {
     return [
       '### Ingest: POST /api/v1/ingest end to end, and the head-to-read lag of session-summaries',
       '',
-      "Over HTTP on 127.0.0.1 (fetch), the app as apps/api/src/server.ts composes the route, a real `ingest.write` key; the worker's projection runner applies session-summaries meanwhile. A session is 14 facts (start, 4 user messages, 4 LLM calls, 4 replies, end).",
+      "Over HTTP on 127.0.0.1 (fetch), the app as apps/api/src/server.ts composes the route, a real `ingest.write` key; the worker's projection runner applies session-summaries and llm-ledger meanwhile. A session is 14 facts (start, 4 user messages, 4 LLM calls, 4 replies, end). Lag: from a response to the first applied batch covering the log head read right after it (llm-ledger: the last LLM call at or before it).",
       '',
       '| phase | clients | items per request | requests | facts/s | request p50 | request p99 |',
       '|---|---|---|---|---|---|---|',
       `| as fast as answered | ${t.clients} | ${t.batch} | ${fmt(t.requests)} | ${fmt(t.factsPerSecond)} | ${ms(t.request.p50)} | ${ms(t.request.p99)} |`,
       '',
-      '| steady ingest | facts/s | batches | lag p50 | lag p99 | lag max | target p99 |',
-      '|---|---|---|---|---|---|---|',
-      `| ${l.clients} clients x ${l.batch} items every ${l.intervalMs} ms | ${fmt(l.factsPerSecond)} | ${fmt(l.lag.runs)} | ${ms(l.lag.p50)} | ${ms(l.lag.p99)} | ${ms(l.lag.max)} | < 250 ms |`,
+      '| steady ingest | seconds | facts/s | batches | projection | lag p50 | lag p99 | lag max | target p99 |',
+      '|---|---|---|---|---|---|---|---|---|',
+      `| ${l.clients} clients x ${l.batch} items every ${l.intervalMs} ms | ${l.seconds.toFixed(0)} | ${fmt(l.factsPerSecond)} | ${fmt(l.lag.runs)} | session-summaries | ${ms(l.lag.p50)} | ${ms(l.lag.p99)} | ${ms(l.lag.max)} | < 250 ms |`,
+      `| | | | ${fmt(l.ledgerLag.runs)} | llm-ledger | ${ms(l.ledgerLag.p50)} | ${ms(l.ledgerLag.p99)} | ${ms(l.ledgerLag.max)} | < 250 ms |`,
       '',
     ];
   } finally {

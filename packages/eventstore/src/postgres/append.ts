@@ -57,6 +57,19 @@ function isOrderConflict(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === 'PLA01';
 }
 
+/** The events as parley_append takes them: one JSON array. */
+export function eventsPayload(events: readonly EventToAppend[]): string {
+  return JSON.stringify(
+    events.map((e) => ({
+      event_id: e.eventId,
+      type: e.type,
+      schema_version: e.schemaVersion ?? 1,
+      data: e.data,
+      metadata: e.metadata ?? {},
+    })),
+  );
+}
+
 /**
  * One attempt. On the pool it is its own (autocommitted) transaction; on a
  * client in an open transaction it runs inside it, and the caller commits or
@@ -68,15 +81,7 @@ export async function tryAppend(
   events: readonly EventToAppend[],
   expected: ExpectedRevision,
 ): Promise<AppendAttempt> {
-  const payload = JSON.stringify(
-    events.map((e) => ({
-      event_id: e.eventId,
-      type: e.type,
-      schema_version: e.schemaVersion ?? 1,
-      data: e.data,
-      metadata: e.metadata ?? {},
-    })),
-  );
+  const payload = eventsPayload(events);
   let row: { next_revision: string; last_position: string | null; xact_id: string } | undefined;
   try {
     const res = await db.query({

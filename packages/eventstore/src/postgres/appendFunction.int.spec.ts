@@ -154,3 +154,47 @@ describe('parley_append under concurrent appenders to one stream', () => {
     }
   }, 60_000);
 });
+
+describe('tryAppendAll and readFirstEvents', () => {
+  const countOf = async (type: string) =>
+    (await db.pool.query<{ n: number }>('select count(*)::int as n from events where type = $1', [type]))
+      .rows[0]!.n;
+
+  it('appends to several streams in one call, in order, in one transaction', async () => {
+    const type = uniqueType('Many');
+    const [a, b] = [uniqueName('many-a'), uniqueName('many-b')];
+    await store.append(b, makeEvents(2, type));
+    const results = await store.tryAppendAll([
+      { stream: a, events: makeEvents(3, type), expectedRevision: 'no_stream' },
+      { stream: b, events: makeEvents(1, type), expectedRevision: 1n },
+    ]);
+    expect(results?.map((r) => r.nextRevision)).toEqual([2n, 2n]);
+    expect(results![0]!.position.commit).toBe(results![1]!.position.commit);
+    expect(comparePositions(results![0]!.position, results![1]!.position)).toBe(-1);
+    const firsts = await store.readFirstEvents([a, b, uniqueName('absent')]);
+    expect([...firsts.keys()].sort()).toEqual([a, b].sort());
+    expect(firsts.get(a)!.revision).toBe(0n);
+  });
+
+  it('writes nothing when an expected revision is refused or an event id is already in the log', async () => {
+    const type = uniqueType('ManyRefused');
+    const existing = uniqueName('many-existing');
+    const recorded = makeEvents(1, type);
+    await store.append(existing, recorded);
+    const fresh = uniqueName('many-fresh');
+    expect(
+      await store.tryAppendAll([
+        { stream: fresh, events: makeEvents(2, type) },
+        { stream: existing, events: makeEvents(1, type), expectedRevision: 'no_stream' },
+      ]),
+    ).toBeNull();
+    expect(
+      await store.tryAppendAll([
+        { stream: fresh, events: makeEvents(2, type) },
+        { stream: existing, events: recorded },
+      ]),
+    ).toBeNull();
+    expect(await countOf(type)).toBe(1);
+    expect(await store.readFirstEvents([fresh])).toEqual(new Map());
+  });
+});

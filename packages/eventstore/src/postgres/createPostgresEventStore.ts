@@ -10,8 +10,9 @@ import type {
   Upcast,
 } from '../types.js';
 import { AppendOrderConflictError, checkAppendInput, resolveRefusal, tryAppend } from './append.js';
+import { type StreamAppend, tryAppendMany } from './appendMany.js';
 import { assertLogNotAhead, LogAheadOfClusterError } from './assertLogNotAhead.js';
-import { countRowsAfter, readAllRows, readHead, readStreamRows } from './read.js';
+import { countRowsAfter, readAllRows, readFirstRows, readHead, readStreamRows } from './read.js';
 import { toRecordedEvent } from './rows.js';
 import { subscribeAll } from './subscribe.js';
 import { createWakeups } from './wakeups.js';
@@ -46,6 +47,15 @@ export interface PostgresEventStore extends EventStore {
   ): Promise<AppendResult>;
   /** Wakes readers now (call after committing a transaction that used appendWith). */
   notifyAppended(): void;
+  /**
+   * Several appends in one round trip and one transaction of their own, in the order given: all
+   * or nothing. Null when any was refused (an expected revision, or an event id already in the
+   * log): nothing was written; append stream by stream to learn which and why (and to get the
+   * original results of a retried batch).
+   */
+  tryAppendAll(appends: readonly StreamAppend[]): Promise<AppendResult[] | null>;
+  /** The first event (revision 0) of each of these streams that exists, in one query. */
+  readFirstEvents(streams: readonly string[]): Promise<Map<string, RecordedEvent>>;
 }
 
 const ORDER_CONFLICT_RETRIES = 10;
@@ -123,6 +133,26 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
     },
 
     notifyAppended: () => wakeups.appended(),
+
+    async tryAppendAll(appends) {
+      if (appends.length === 0) return [];
+      await ready();
+      for (let attempt = 1; ; attempt++) {
+        const outcome = await tryAppendMany(pool, appends);
+        if (outcome.kind === 'appended') {
+          wakeups.appended();
+          return outcome.results;
+        }
+        if (outcome.kind === 'refused') return null;
+        if (attempt >= ORDER_CONFLICT_RETRIES) throw new AppendOrderConflictError(appends[0]!.stream);
+      }
+    },
+
+    async readFirstEvents(streams) {
+      await ready();
+      const rows = await readFirstRows(pool, streams);
+      return new Map(rows.map((row) => [row.stream_id, toRecordedEvent(row, upcast)]));
+    },
 
     async *readStream(stream, options: ReadStreamOptions = {}) {
       await ready();

@@ -65,6 +65,14 @@ export async function readStreamRows(
   return (await db.query<EventRow>(sql, [stream, start, limit])).rows;
 }
 
+/** The first event of each stream that exists (committed, like readStream). */
+export async function readFirstRows(db: Queryable, streams: readonly string[]): Promise<EventRow[]> {
+  if (streams.length === 0) return [];
+  const sql = `select ${EVENT_COLUMNS} from events e
+    where e.stream_id = any($1::text[]) and e.stream_revision = 0`;
+  return (await db.query<EventRow>(sql, [[...new Set(streams)]])).rows;
+}
+
 /** The last event a reader can read now (the settled end of the log). */
 export async function readHead(db: Queryable): Promise<LogHead | null> {
   const { rows } = await db.query<{ position: string; transaction_id: string; recorded_at: Date }>(
