@@ -6,7 +6,7 @@
  * and the HTTP async channel (submit, callbacks, a receiver that goes down and comes back). Ratios are measured in one run, since machines are noisy. Knobs (docs/performance.md):
  * BENCH_SECONDS, BENCH_REBUILD_EVENTS, BENCH_BATCH, the BENCH_QUERY_*, BENCH_LEDGER_EVENTS,
  * BENCH_API_*, BENCH_INGEST_*, BENCH_CHAT_*, BENCH_CHANNELS_*, BENCH_HTTP_ASYNC_* ones (_SECONDS, _CLIENTS,
- * _RATE, _TEAM, _POLL_SECONDS, _DOWN_SECONDS, _SCHEDULE), BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (`append` (BENCH_APPEND_WRITERS, default 1,8,32), `peer-read` (BENCH_PEER_READ_EVENTS),
+ * _RATE, _TEAM, _POLL_SECONDS, _DOWN_SECONDS, _SCHEDULE), BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (`append` (BENCH_APPEND_WRITERS, default 1,8,32), `peer-read` (BENCH_PEER_READ_EVENTS), `rebuild-sessions` (BENCH_REBUILD_SESSION_EVENTS, BENCH_REBUILD_INGEST_RATE),
  * `rebuild`, `lag`, `queries`, `rebuild-ledger`, `ledger-stats` (only when named; BENCH_LEDGER_STATS_RUNS), `api`, `ingest`, `chat`, `tool-turn` (BENCH_TOOL_TURNS), `traces-export`, `channels`,
  * `http-async` or `nats`; the NATS relay's section uses NATS_URL, default nats://127.0.0.1:4222, and
  * BENCH_NATS_EVENTS, BENCH_NATS_SECONDS). Results go to stdout as Markdown, progress to stderr.
@@ -30,8 +30,10 @@ import { benchLedgerStats } from './ledgerStats.js';
 import { benchNats } from './nats.js';
 import { benchPeerRead } from './peerRead.js';
 import { benchQueries } from './queries.js';
+import type { TimedRebuild } from './rebuild.js';
 import { benchRebuild } from './rebuild.js';
 import { benchLedgerRebuild } from './rebuildLedger.js';
+import { benchSessionRebuild } from './rebuildSessions.js';
 import { benchToolTurn } from './toolTurn.js';
 import { benchTracesExport } from './tracesExport.js';
 
@@ -256,6 +258,32 @@ async function rebuildLedgerSection(): Promise<string[]> {
       '| LlmCallRecorded events | with payload | rebuild time | events/s (replay) | events/s (overall, incl. indexes and swap) | target |',
       '|---|---|---|---|---|---|',
       `| ${fmt(r.events)} | ${fmt(r.withPayload)} | ${r.rebuildSeconds.toFixed(1)} s | ${fmt(r.replayEventsPerSecond)} | ${fmt(r.overallEventsPerSecond)} | >= 20,000 |`,
+      '',
+    ];
+  } finally {
+    await db.close();
+  }
+}
+
+async function rebuildSessionsSection(): Promise<string[]> {
+  const db = await openBenchDatabase(12);
+  try {
+    const events = num('BENCH_REBUILD_SESSION_EVENTS', 200_000);
+    const ingestRate = num('BENCH_REBUILD_INGEST_RATE', 2_000);
+    log(`rebuild-sessions: seeding ${fmt(events)} facts through ingest…`);
+    const r = await benchSessionRebuild(db.pool, { events, ingestRate }, log);
+    const row = (name: string, x: TimedRebuild, target: string) =>
+      `| ${name} | ${fmt(x.events)} | ${x.rebuildSeconds.toFixed(1)} s | ${fmt(x.replayEventsPerSecond)} | ${fmt(x.overallEventsPerSecond)} | ${target} |`;
+    return [
+      '### Rebuilds of session-summaries and llm-ledger, alone and during ingest',
+      '',
+      `${fmt(r.events)} facts seeded through the ingest path (sessions of 14; ${r.seedSeconds.toFixed(1)} s). During ingest: appends through ingest at ${fmt(r.duringIngest.ingestRate)} facts/s (${fmt(r.duringIngest.ingested)} facts) for the whole rebuild.`,
+      '',
+      '| rebuild | events replayed | time | events/s (replay) | events/s (overall) | target |',
+      '|---|---|---|---|---|---|',
+      row('session-summaries, alone', r.sessionSummaries, '>= 50,000'),
+      row('llm-ledger, alone', r.llmLedger, '>= 50,000'),
+      row('session-summaries, during ingest', r.duringIngest, '>= 25,000'),
       '',
     ];
   } finally {
@@ -526,6 +554,7 @@ const sections = [
   ...(run('lag') ? await lagSection() : []),
   ...(run('queries') ? await queriesSection() : []),
   ...(run('rebuild-ledger') ? await rebuildLedgerSection() : []),
+  ...(run('rebuild-sessions') ? await rebuildSessionsSection() : []),
   ...(only === 'ledger-stats' ? await ledgerStatsSection() : []),
   ...(run('api') ? await apiSection() : []),
   ...(run('ingest') ? await ingestSection() : []),

@@ -45,7 +45,7 @@ const { projectId: _p, tenantId: _t, ...llmCall } = eventExamples.LlmCallRecorde
 const CHANNELS = ['web_chat', 'voice_pipeline', 'sdk_web', 'twilio_sms'] as const;
 
 /** One session's facts as ingest items: start, four turns (message, LLM call, reply), end: 14 items. */
-function sessionItems(n: number): object[] {
+export function sessionItems(n: number): object[] {
   const sessionId = `sess-${randomUUID()}`;
   const t0 = Date.now() - 600_000;
   const at = (s: number) => new Date(t0 + s * 1000).toISOString();
@@ -102,7 +102,7 @@ function sessionItems(n: number): object[] {
   return items;
 }
 
-function itemSource() {
+export function itemSource() {
   let pending: object[] = [];
   let n = 0;
   return (count: number): object[] => {
@@ -190,7 +190,9 @@ export async function benchIngest(
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/ingest`;
-  const next = itemSource();
+  // Each client sends its own sessions' facts in order, as a component does; a session split
+  // between two clients' concurrent requests would race to create its stream.
+  const sources = Array.from({ length: options.clients }, () => itemSource());
   const post = async (items: object[]): Promise<void> => {
     const res = await fetch(url, {
       method: 'POST',
@@ -209,7 +211,7 @@ export async function benchIngest(
     let started = performance.now();
     let deadline = started + options.seconds * 1000;
     await Promise.all(
-      Array.from({ length: options.clients }, async () => {
+      sources.map(async (next) => {
         while (performance.now() < deadline) {
           const items = next(options.batch);
           const t = performance.now();
@@ -242,7 +244,7 @@ export async function benchIngest(
     started = performance.now();
     deadline = started + options.lagSeconds * 1000;
     await Promise.all(
-      Array.from({ length: options.clients }, async () => {
+      sources.map(async (next) => {
         for (let at = performance.now(); at < deadline; at += options.lagIntervalMs) {
           const wait = at - performance.now();
           if (wait > 0) await new Promise((r) => setTimeout(r, wait));

@@ -3,7 +3,8 @@
 --
 -- p_streams and p_expected: one element per append; p_events: a JSON array with one array of
 -- events per append (the format of parley_append's p_events). One row per append, in order.
--- A refused expected revision raises SQLSTATE PLA02 (`parley_append_refused`) and an event id
+-- A refused expected revision raises SQLSTATE PLA02 (`parley_append_refused`, the stream in its
+-- detail) and an event id
 -- already in the log the unique violation of events_event_id_key: either way nothing is written,
 -- and the caller appends stream by stream to learn which append was refused and why.
 create function parley_append_many(p_streams text[], p_expected text[], p_events jsonb)
@@ -18,7 +19,7 @@ begin
     select * into v_appended from parley_append(p_streams[i], p_expected[i], p_events -> (i - 1));
     if v_appended.next_revision is null then
       raise exception 'append to %: expected revision % refused', p_streams[i], p_expected[i]
-        using errcode = 'PLA02', hint = 'parley_append_refused';
+        using errcode = 'PLA02', hint = 'parley_append_refused', detail = p_streams[i];
     end if;
     stream_id := p_streams[i];
     next_revision := v_appended.next_revision;

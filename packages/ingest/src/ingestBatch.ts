@@ -141,8 +141,10 @@ export async function ingestBatch(
 
 /**
  * The usual batch (every id new, every new stream still absent) in one round trip: every group's
- * append in one call, all or nothing. Null when anything was refused: nothing was written, and
- * the batch goes the way that tells each group's outcome.
+ * append in one call, all or nothing. A new stream created meanwhile throws
+ * WrongExpectedVersionError, as the per-stream way does (ingestBatch checks the owners again);
+ * null when an id is already recorded: nothing was written, and the batch goes the per-stream way,
+ * which tells each item's outcome.
  */
 async function appendAllAtOnce(
   store: PostgresEventStore,

@@ -182,12 +182,12 @@ describe('tryAppendAll and readFirstEvents', () => {
     const recorded = makeEvents(1, type);
     await store.append(existing, recorded);
     const fresh = uniqueName('many-fresh');
-    expect(
-      await store.tryAppendAll([
+    await expect(
+      store.tryAppendAll([
         { stream: fresh, events: makeEvents(2, type) },
         { stream: existing, events: makeEvents(1, type), expectedRevision: 'no_stream' },
       ]),
-    ).toBeNull();
+    ).rejects.toMatchObject({ name: 'WrongExpectedVersionError', stream: existing, actual: 0n });
     expect(
       await store.tryAppendAll([
         { stream: fresh, events: makeEvents(2, type) },

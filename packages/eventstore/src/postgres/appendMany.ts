@@ -10,7 +10,8 @@ export interface StreamAppend {
 
 export type AppendAllAttempt =
   | { kind: 'appended'; results: AppendResult[] }
-  | { kind: 'refused' }
+  | { kind: 'wrong_expected_version'; stream: string; expected: ExpectedRevision }
+  | { kind: 'duplicate_event_id' }
   | { kind: 'order_conflict' };
 
 const APPEND_MANY_CALL = `select next_revision::text, last_position::text, xact_id::text
@@ -18,8 +19,7 @@ const APPEND_MANY_CALL = `select next_revision::text, last_position::text, xact_
 
 /**
  * Several appends in one call of `parley_append_many` (migrations/0003), one statement: all or
- * nothing. 'refused' when an expected revision was refused or an event id is already in the log
- * (nothing written); the caller appends stream by stream to learn which, and why.
+ * nothing. Refused (an expected revision, or an event id already in the log): nothing written.
  */
 export async function tryAppendMany(
   db: Queryable,
@@ -49,9 +49,16 @@ export async function tryAppendMany(
       })),
     };
   } catch (err) {
-    const e = err as { code?: unknown; constraint?: unknown } | null;
-    if (e?.code === 'PLA02') return { kind: 'refused' };
-    if (e?.code === '23505' && e.constraint === 'events_event_id_key') return { kind: 'refused' };
+    const e = err as { code?: unknown; constraint?: unknown; detail?: unknown } | null;
+    if (e?.code === 'PLA02') {
+      const refused = appends.find((a) => a.stream === e.detail) ?? appends[0]!;
+      return {
+        kind: 'wrong_expected_version',
+        stream: refused.stream,
+        expected: refused.expectedRevision ?? 'any',
+      };
+    }
+    if (e?.code === '23505' && e.constraint === 'events_event_id_key') return { kind: 'duplicate_event_id' };
     if (e?.code === 'PLA01') return { kind: 'order_conflict' };
     throw err;
   }

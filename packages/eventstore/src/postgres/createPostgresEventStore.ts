@@ -9,6 +9,7 @@ import type {
   RecordedEvent,
   Upcast,
 } from '../types.js';
+import { WrongExpectedVersionError } from '../types.js';
 import { AppendOrderConflictError, checkAppendInput, resolveRefusal, tryAppend } from './append.js';
 import { type StreamAppend, tryAppendMany } from './appendMany.js';
 import { assertLogNotAhead, LogAheadOfClusterError } from './assertLogNotAhead.js';
@@ -49,9 +50,9 @@ export interface PostgresEventStore extends EventStore {
   notifyAppended(): void;
   /**
    * Several appends in one round trip and one transaction of their own, in the order given: all
-   * or nothing. Null when any was refused (an expected revision, or an event id already in the
-   * log): nothing was written; append stream by stream to learn which and why (and to get the
-   * original results of a retried batch).
+   * or nothing. A refused expected revision throws WrongExpectedVersionError (of the first stream
+   * refused); null when an event id is already in the log. Either way nothing was written; append
+   * stream by stream to learn which ids (and to get the original results of a retried batch).
    */
   tryAppendAll(appends: readonly StreamAppend[]): Promise<AppendResult[] | null>;
   /** The first event (revision 0) of each of these streams that exists, in one query. */
@@ -143,7 +144,19 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
           wakeups.appended();
           return outcome.results;
         }
-        if (outcome.kind === 'refused') return null;
+        if (outcome.kind === 'duplicate_event_id') return null;
+        if (outcome.kind === 'wrong_expected_version') {
+          const actual = await pool.query<{ revision: string }>(
+            'select revision::text as revision from streams where stream_id = $1',
+            [outcome.stream],
+          );
+          const revision = actual.rows[0]?.revision;
+          throw new WrongExpectedVersionError(
+            outcome.stream,
+            outcome.expected,
+            revision === undefined ? 'no_stream' : BigInt(revision),
+          );
+        }
         if (attempt >= ORDER_CONFLICT_RETRIES) throw new AppendOrderConflictError(appends[0]!.stream);
       }
     },
