@@ -6,7 +6,7 @@
  * and the HTTP async channel (submit, callbacks, a receiver that goes down and comes back). Ratios are measured in one run, since machines are noisy. Knobs (docs/performance.md):
  * BENCH_SECONDS, BENCH_REBUILD_EVENTS, BENCH_BATCH, the BENCH_QUERY_*, BENCH_LEDGER_EVENTS,
  * BENCH_API_*, BENCH_INGEST_*, BENCH_CHAT_*, BENCH_CHANNELS_*, BENCH_HTTP_ASYNC_* ones (_SECONDS, _CLIENTS,
- * _RATE, _TEAM, _POLL_SECONDS, _DOWN_SECONDS, _SCHEDULE), BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (`append` (BENCH_APPEND_WRITERS, default 1,8,32), `peer-read` (BENCH_PEER_READ_EVENTS), `rebuild-sessions` (BENCH_REBUILD_SESSION_EVENTS, BENCH_REBUILD_INGEST_RATE),
+ * _RATE, _TEAM, _POLL_SECONDS, _DOWN_SECONDS, _SCHEDULE), BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (one section or a comma-separated list: `append` (BENCH_APPEND_WRITERS, default 1,8,32), `peer-read` (BENCH_PEER_READ_EVENTS), `rebuild-sessions` (BENCH_REBUILD_SESSION_EVENTS, BENCH_REBUILD_INGEST_RATE),
  * `rebuild`, `lag`, `queries`, `rebuild-ledger`, `ledger-stats` (only when named; BENCH_LEDGER_STATS_RUNS), `api`, `ingest`, `chat`, `tool-turn` (BENCH_TOOL_TURNS), `traces-export`, `channels`,
  * `http-async` or `nats`; the NATS relay's section uses NATS_URL, default nats://127.0.0.1:4222, and
  * BENCH_NATS_EVENTS, BENCH_NATS_SECONDS). Results go to stdout as Markdown, progress to stderr.
@@ -546,7 +546,7 @@ const header = [
 ];
 await probe.close();
 
-const run = (name: string) => only === undefined || only === name;
+const run = (name: string) => only === undefined || only.split(',').includes(name);
 const sections = [
   ...(run('append') ? await appendSection() : []),
   ...(run('peer-read') ? await peerReadSection() : []),
@@ -555,7 +555,7 @@ const sections = [
   ...(run('queries') ? await queriesSection() : []),
   ...(run('rebuild-ledger') ? await rebuildLedgerSection() : []),
   ...(run('rebuild-sessions') ? await rebuildSessionsSection() : []),
-  ...(only === 'ledger-stats' ? await ledgerStatsSection() : []),
+  ...(only?.split(',').includes('ledger-stats') ? await ledgerStatsSection() : []),
   ...(run('api') ? await apiSection() : []),
   ...(run('ingest') ? await ingestSection() : []),
   ...(run('chat') ? await chatSection() : []),

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { dumbo, endAllPools } from '@event-driven-io/dumbo';
 import { getPostgreSQLEventStore, readMessagesBatch } from '@event-driven-io/emmett-postgresql';
 import type { EventToAppend } from '@parley/eventstore';
+import pg from 'pg';
 
 export interface Peer {
   /** Appends with an exact expected version (0n: the stream does not exist yet); returns the next one. */
@@ -21,12 +22,16 @@ export interface Peer {
 }
 
 export async function openPeer(connectionString: string): Promise<Peer> {
+  // One pool of ours for Emmett and its reader, so that closing ends every connection (the bench
+  // then drops the database, terminating whatever is left: an idle pool client would crash).
+  const pool = new pg.Pool({ connectionString, max: 10 });
+  pool.on('error', () => {});
   const store = getPostgreSQLEventStore(connectionString, {
-    connectionOptions: { pooled: true },
+    connectionOptions: { pool },
     schema: { autoMigration: 'CreateOrUpdate' },
   });
   await store.schema.migrate();
-  const reader = dumbo({ connectionString });
+  const reader = dumbo({ connectionString, pool });
   return {
     async append(stream, events, expected) {
       const result = await store.appendToStream(
@@ -68,6 +73,7 @@ export async function openPeer(connectionString: string): Promise<Peer> {
       await store.close();
       // dumbo keeps pools per connection string; end them before the bench drops the database.
       await endAllPools();
+      await pool.end().catch(() => {});
     },
   };
 }
