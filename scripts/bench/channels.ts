@@ -5,6 +5,7 @@ import { buildApp } from '@parley/api';
 import { authMigrations, createAuthStore } from '@parley/auth';
 import {
   CHANNEL_JOBS_NOTIFY_CHANNEL,
+  cachedConnectionStore,
   channelInboundMigrations,
   channelsMigrations,
   createChannelAdapters,
@@ -113,9 +114,12 @@ export async function benchChannels(
   const tenant = await auth.createTenant({ name: 'Bench' });
   const project = await auth.createProject({ tenantId: tenant.id, slug: 'channels-bench' });
   // The platform stand-in listens on loopback: allowlisted as CHANNEL_API_BASE_URL_ALLOWLIST would.
-  const connections = createConnectionStore(pool, createKeyring(randomBytes(32)), {
-    apiBaseUrl: { allowlist: parseCallbackAllowlist('127.0.0.1/32') },
-  });
+  // As the API and the worker compose it: connection lookups cached per process.
+  const connections = cachedConnectionStore(
+    createConnectionStore(pool, createKeyring(randomBytes(32)), {
+      apiBaseUrl: { allowlist: parseCallbackAllowlist('127.0.0.1/32') },
+    }),
+  );
 
   // The Graph API stand-in: notes when each user's reply arrives.
   const replies = new Map<string, number>();

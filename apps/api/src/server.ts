@@ -1,5 +1,6 @@
 import { createAuthStore } from '@parley/auth';
 import {
+  cachedConnectionStore,
   checkCallbackUrl,
   createA2aTaskStore,
   createChannelAdapters,
@@ -83,12 +84,15 @@ export async function createApiServer(system: ApiDependencies): Promise<ApiServe
   // Agents' secrets are encrypted with the connections' keyring (CHANNEL_CREDENTIALS_KEY).
   const agents = createAgentStore(pool, channelKeyring ?? undefined);
   // A connection's settings.apiBaseUrl: no private or loopback address unless CHANNEL_API_BASE_URL_ALLOWLIST says so.
+  // Webhooks resolve their connection from a per-process cache (CONNECTION_CACHE_TTL_MS).
   const channelConnections =
     channelKeyring === null
       ? null
-      : createConnectionStore(pool, channelKeyring, {
-          apiBaseUrl: { allowlist: apiBaseUrlAllowlistOf(config) },
-        });
+      : cachedConnectionStore(
+          createConnectionStore(pool, channelKeyring, {
+            apiBaseUrl: { allowlist: apiBaseUrlAllowlistOf(config) },
+          }),
+        );
   const channelAdapters = createChannelAdapters({
     vonageWebhookMaxAgeSeconds: config.VONAGE_WEBHOOK_MAX_AGE_SECONDS,
   });
