@@ -142,7 +142,8 @@ export async function benchHttpAsync(
   ]);
   await pool.query('create table bench_bare_messages (id text primary key, body jsonb not null)');
   const store = createPostgresEventStore({ pool, connectionString: url, upcast });
-  const auth = createAuthStore(pool);
+  // Key verifications cached as the API process caches them (apps/cli/src/apiServices.ts, 5 s).
+  const auth = createAuthStore(pool, { verifyCacheTtlMs: 5_000 });
   const tenant = await auth.createTenant({ name: 'Bench' });
   const project = await auth.createProject({ tenantId: tenant.id, slug: 'http-async-bench' });
   const apiKey = (
