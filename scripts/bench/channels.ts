@@ -29,7 +29,7 @@ import { createInProcessRateLimiter } from '@parley/http';
 import { migrate, type Pool, silentLogger } from '@parley/platform';
 import { createPriceCards, createProviderRegistry, createRuntime, runtimeMigrations } from '@parley/runtime';
 import Fastify from 'fastify';
-import { type Latency, latencyOf } from './stats.js';
+import { type Latency, latencyOf, meterProcess } from './stats.js';
 
 export interface ChannelsBenchResult {
   accept: {
@@ -39,10 +39,18 @@ export interface ChannelsBenchResult {
     bareInsertsPerSecond: number;
     ratio: number;
     request: Latency;
+    /** SQL statements (round trips) and this process's CPU per request: bare route, webhook. */
+    bare: PerRequest;
+    webhook: PerRequest;
   };
-  drain: { messages: number; seconds: number; repliesPerSecond: number };
+  drain: { messages: number; seconds: number; repliesPerSecond: number; perReply: PerRequest };
   endToEnd: { messages: number; ratePerSecond: number; latency: Latency; lost: number };
   worker: { pollingIntervalSeconds: number; teamSize: number };
+}
+
+export interface PerRequest {
+  statements: number;
+  cpuMs: number;
 }
 
 const PHONE_NUMBER_ID = '106540352242922';
@@ -208,8 +216,16 @@ export async function benchChannels(
     );
     await load(`${bareBase}/bare`, 1);
     await load(webhookUrl, 1);
+    const per = (meter: ReturnType<typeof meterProcess>, n: number): PerRequest => {
+      const used = meter.stop();
+      return { statements: used.statements / n, cpuMs: used.cpuMs / n };
+    };
+    const bareMeter = meterProcess();
     const bareTimes = await load(`${bareBase}/bare`, options.seconds);
+    const bareUse = per(bareMeter, bareTimes.length);
+    const webhookMeter = meterProcess();
     const webhookTimes = await load(webhookUrl, options.seconds);
+    const webhookUse = per(webhookMeter, webhookTimes.length);
     const webhooksPerSecond = webhookTimes.length / options.seconds;
     const bareInsertsPerSecond = bareTimes.length / options.seconds;
     log(`  webhook ${Math.round(webhooksPerSecond)}/s, bare ${Math.round(bareInsertsPerSecond)}/s`);
@@ -226,6 +242,7 @@ export async function benchChannels(
       priceCards: createPriceCards(),
       logger: silentLogger(),
     });
+    const drainMeter = meterProcess();
     const drainStarted = performance.now();
     const workers = await workChannelQueues(
       workerBoss,
@@ -252,6 +269,7 @@ export async function benchChannels(
       ).rows[0]?.n ?? 0;
     while ((await sentCount()) < backlog) await new Promise((r) => setTimeout(r, 100));
     const drainSeconds = (performance.now() - drainStarted) / 1000;
+    const drainUse = per(drainMeter, backlog);
     log(`  ${Math.round(backlog / drainSeconds)} replies/s`);
 
     log(`channels: end to end, ${options.rate} messages/s for ${options.seconds} s…`);
@@ -284,8 +302,15 @@ export async function benchChannels(
         bareInsertsPerSecond,
         ratio: webhooksPerSecond / bareInsertsPerSecond,
         request: latencyOf(webhookTimes),
+        bare: bareUse,
+        webhook: webhookUse,
       },
-      drain: { messages: backlog, seconds: drainSeconds, repliesPerSecond: backlog / drainSeconds },
+      drain: {
+        messages: backlog,
+        seconds: drainSeconds,
+        repliesPerSecond: backlog / drainSeconds,
+        perReply: drainUse,
+      },
       endToEnd: {
         messages: total,
         ratePerSecond: options.rate,

@@ -14,7 +14,7 @@ import {
   type ProviderRegistry,
   runtimeMigrations,
 } from '@parley/runtime';
-import { type Latency, latencyOf } from './stats.js';
+import { type Latency, latencyOf, meterProcess } from './stats.js';
 
 export interface ChatBenchResult {
   throughput: {
@@ -33,6 +33,9 @@ export interface ChatBenchResult {
     provider: Latency;
     /** total - provider, per turn: what Parley adds (auth, limits, appends, projection-free). */
     added: Latency;
+    /** SQL statements (round trips) per turn, and this process's CPU per turn (API and client). */
+    statementsPerTurn: number;
+    cpuMsPerTurn: number;
   };
 }
 
@@ -162,6 +165,7 @@ export async function benchChat(
     const provider: number[] = [];
     const added: number[] = [];
     const next = conversation();
+    const meter = meterProcess();
     for (let i = 0; i < shape.latencyTurns; i++) {
       spent.ms = 0;
       const t = performance.now();
@@ -174,6 +178,7 @@ export async function benchChat(
       provider.push(spent.ms);
       added.push(ms - spent.ms);
     }
+    const metered = meter.stop();
     return {
       throughput: {
         clients: shape.clients,
@@ -188,6 +193,8 @@ export async function benchChat(
         total: latencyOf(total),
         provider: latencyOf(provider),
         added: latencyOf(added),
+        statementsPerTurn: metered.statements / shape.latencyTurns,
+        cpuMsPerTurn: metered.cpuMs / shape.latencyTurns,
       },
     };
   } finally {

@@ -30,7 +30,8 @@ import { createInProcessRateLimiter } from '@parley/http';
 import { migrate, type Pool, silentLogger } from '@parley/platform';
 import { createPriceCards, createProviderRegistry, createRuntime, runtimeMigrations } from '@parley/runtime';
 import Fastify from 'fastify';
-import { type Latency, latencyOf } from './stats.js';
+import type { PerRequest } from './channels.js';
+import { type Latency, latencyOf, meterProcess } from './stats.js';
 
 export interface HttpAsyncBenchResult {
   accept: {
@@ -41,6 +42,9 @@ export interface HttpAsyncBenchResult {
     ratio: number;
     request: Latency;
     bareRequest: Latency;
+    /** SQL statements (round trips) and this process's CPU per request: bare route, submit. */
+    bare: PerRequest;
+    submit: PerRequest;
   };
   drain: { messages: number; seconds: number; callbacksPerSecond: number };
   endToEnd: { messages: number; ratePerSecond: number; latency: Latency; lost: number };
@@ -245,8 +249,16 @@ export async function benchHttpAsync(
     );
     await load(`${bareBase}/bare`, 1);
     await load(submitUrl, 1);
+    const per = (meter: ReturnType<typeof meterProcess>, n: number): PerRequest => {
+      const used = meter.stop();
+      return { statements: used.statements / n, cpuMs: used.cpuMs / n };
+    };
+    const bareMeter = meterProcess();
     const bareTimes = await load(`${bareBase}/bare`, options.seconds);
+    const bareUse = per(bareMeter, bareTimes.length);
+    const submitMeter = meterProcess();
     const submitTimes = await load(submitUrl, options.seconds);
+    const submitUse = per(submitMeter, submitTimes.length);
     const submitsPerSecond = submitTimes.length / options.seconds;
     const bareInsertsPerSecond = bareTimes.length / options.seconds;
     log(`  submit ${Math.round(submitsPerSecond)}/s, bare ${Math.round(bareInsertsPerSecond)}/s`);
@@ -351,6 +363,8 @@ export async function benchHttpAsync(
         ratio: submitsPerSecond / bareInsertsPerSecond,
         request: latencyOf(submitTimes),
         bareRequest: latencyOf(bareTimes),
+        bare: bareUse,
+        submit: submitUse,
       },
       drain: { messages: backlog, seconds: drainSeconds, callbacksPerSecond: backlog / drainSeconds },
       endToEnd: {
