@@ -5,6 +5,7 @@ import { buildApp } from '@parley/api';
 import { authMigrations, createAuthStore } from '@parley/auth';
 import {
   CHANNEL_JOBS_NOTIFY_CHANNEL,
+  cachedSubscriptionStore,
   channelInboundMigrations,
   checkCallbackUrl,
   createChannelJobQueue,
@@ -177,7 +178,13 @@ export async function benchHttpAsync(
     rateLimit: { limiter: createInProcessRateLimiter(), defaultLimit: 1_000_000 },
     httpAsyncSubmit: {
       verifyApiKey: (key) => auth.verifyApiKey(key),
-      intake: createHttpAsyncIntake({ pool, store, subscriptions, boss: apiBoss }),
+      // As apps/cli composes the API: the subscription check cached per process.
+      intake: createHttpAsyncIntake({
+        pool,
+        store,
+        subscriptions: cachedSubscriptionStore(subscriptions),
+        boss: apiBoss,
+      }),
     },
   });
   const bare = Fastify({ logger: false });

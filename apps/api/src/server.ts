@@ -1,6 +1,7 @@
 import { createAuthStore } from '@parley/auth';
 import {
   cachedConnectionStore,
+  cachedSubscriptionStore,
   checkCallbackUrl,
   createA2aTaskStore,
   createChannelAdapters,
@@ -100,12 +101,15 @@ export async function createApiServer(system: ApiDependencies): Promise<ApiServe
   // pg-boss used only to insert jobs (send with the caller's transaction): never started here.
   const jobs = createChannelJobQueue(pool);
   const sdkChannels = createSdkChannelStore(pool);
+  // The submit's subscription check from a per-process cache (as connections); writes through it forget it.
   const webhookSubscriptions =
     channelKeyring === null
       ? null
-      : createSubscriptionStore(pool, channelKeyring, {
-          checkUrl: (url) => checkCallbackUrl(url, { allowlist: callbackAllowlist }),
-        });
+      : cachedSubscriptionStore(
+          createSubscriptionStore(pool, channelKeyring, {
+            checkUrl: (url) => checkCallbackUrl(url, { allowlist: callbackAllowlist }),
+          }),
+        );
   const channelPipeline =
     channelConnections === null
       ? null

@@ -60,6 +60,7 @@ export {
   agentStatusPayloadSchema,
   type CallbackAllowlist,
   type CheckSubscriptionUrl,
+  cachedSubscriptionStore,
   callbackPayloadSchemas,
   checkCallbackUrl,
   createGuardedFetch,
