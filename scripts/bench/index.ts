@@ -546,7 +546,9 @@ const header = [
 ];
 await probe.close();
 
-const run = (name: string) => only === undefined || only.split(',').includes(name);
+/** BENCH_ONLY names one section or several, comma-separated (e.g. `chat,channels,http-async`). */
+const named = (name: string) => only?.split(',').includes(name) === true;
+const run = (name: string) => only === undefined || named(name);
 const sections = [
   ...(run('append') ? await appendSection() : []),
   ...(run('peer-read') ? await peerReadSection() : []),
@@ -555,7 +557,7 @@ const sections = [
   ...(run('queries') ? await queriesSection() : []),
   ...(run('rebuild-ledger') ? await rebuildLedgerSection() : []),
   ...(run('rebuild-sessions') ? await rebuildSessionsSection() : []),
-  ...(only?.split(',').includes('ledger-stats') ? await ledgerStatsSection() : []),
+  ...(named('ledger-stats') ? await ledgerStatsSection() : []),
   ...(run('api') ? await apiSection() : []),
   ...(run('ingest') ? await ingestSection() : []),
   ...(run('chat') ? await chatSection() : []),
