@@ -102,6 +102,23 @@ describe('session views kept between turns', () => {
     expect(requests[0]?.messages).toEqual(fromKept);
   });
 
+  it('a long session (past the model history limit) gets the same history kept as read', async () => {
+    const first = await turn(h.runtime, 'm0');
+    for (let i = 1; i < 30; i++) await turn(h.runtime, `m${i}`, first.sessionId);
+    requests.length = 0;
+    await turn(h.runtime, 'kept', first.sessionId);
+    const history = () => requests[0]?.messages.filter((m) => m.role !== 'system').slice(0, -1);
+    const fromKept = history();
+    // The other runtime has no view of the session: it reads the stream.
+    requests.length = 0;
+    await turn(other, 'read', first.sessionId);
+    const fromLog = history();
+    // Both sent the 50 messages before their own; the log's are one turn further on.
+    expect(fromKept).toHaveLength(50);
+    expect(fromLog).toHaveLength(50);
+    expect(fromLog?.slice(0, -2)).toEqual(fromKept?.slice(2));
+  });
+
   it('a session another process ended is refused, and one ended by an event appended directly too', async () => {
     const first = await turn(h.runtime, 'hello');
     await other.endSession(h.projectId, first.sessionId, 'api');

@@ -1,6 +1,6 @@
 import type { ParleyEvent } from '@parley/events';
 import type { EventToAppend } from '@parley/eventstore';
-import { evolveSession, type SessionView } from './sessionView.js';
+import { evolveSession, HISTORY_LIMIT, type SessionView } from './sessionView.js';
 
 /** Sessions whose view one process keeps (least recently used dropped first). */
 export const SESSION_VIEW_CACHE_SIZE = 10_000;
@@ -31,7 +31,8 @@ export function createSessionViewCache(max = SESSION_VIEW_CACHE_SIZE): SessionVi
     },
     set(sessionId, view) {
       views.delete(sessionId);
-      views.set(sessionId, view);
+      // A turn sends the model the last HISTORY_LIMIT messages: older ones are not kept.
+      views.set(sessionId, { ...view, history: view.history.slice(-HISTORY_LIMIT) });
       if (views.size > max) views.delete(views.keys().next().value as string);
     },
     delete(sessionId) {
