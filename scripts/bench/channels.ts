@@ -122,7 +122,7 @@ export async function benchChannels(
   const tenant = await auth.createTenant({ name: 'Bench' });
   const project = await auth.createProject({ tenantId: tenant.id, slug: 'channels-bench' });
   // The platform stand-in listens on loopback: allowlisted as CHANNEL_API_BASE_URL_ALLOWLIST would.
-  // As the API and the worker compose it: connection lookups cached per process.
+  // As apps/api/src/server.ts and apps/worker/src/process.ts compose it: connection lookups cached per process.
   const connections = cachedConnectionStore(
     createConnectionStore(pool, createKeyring(randomBytes(32)), {
       apiBaseUrl: { allowlist: parseCallbackAllowlist('127.0.0.1/32') },

@@ -147,7 +147,7 @@ export async function benchHttpAsync(
   ]);
   await pool.query('create table bench_bare_messages (id text primary key, body jsonb not null)');
   const store = createPostgresEventStore({ pool, connectionString: url, upcast });
-  // Key verifications cached as the API process caches them (apps/cli/src/apiServices.ts, 5 s).
+  // Key verifications cached as the API process caches them (apps/api/src/server.ts, 5 s).
   const auth = createAuthStore(pool, { verifyCacheTtlMs: 5_000 });
   const tenant = await auth.createTenant({ name: 'Bench' });
   const project = await auth.createProject({ tenantId: tenant.id, slug: 'http-async-bench' });
@@ -178,7 +178,7 @@ export async function benchHttpAsync(
     rateLimit: { limiter: createInProcessRateLimiter(), defaultLimit: 1_000_000 },
     httpAsyncSubmit: {
       verifyApiKey: (key) => auth.verifyApiKey(key),
-      // As apps/cli composes the API: the subscription check cached per process.
+      // As apps/api/src/server.ts composes it: the subscription check cached per process.
       intake: createHttpAsyncIntake({
         pool,
         store,
