@@ -51,6 +51,11 @@ export {
   type VoiceAgent,
   type VoiceCallMetrics,
 } from './pipeline/pipelineCall.js';
+export {
+  liveKitRoomService,
+  type RoomService,
+  RoomServiceUnavailableError,
+} from './rtc/roomService.js';
 export { issueRoomToken, type RoomToken, roomIdentityOf, roomNameOf } from './rtc/roomToken.js';
 export {
   parseRoomTokenInput,

@@ -1,0 +1,5 @@
+export {
+  type RecordedRoomServiceCall,
+  type RoomServiceStandIn,
+  startRoomServiceStandIn,
+} from './roomServiceStandIn.js';
