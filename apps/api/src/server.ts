@@ -149,7 +149,15 @@ export async function createApiServer(system: ApiDependencies): Promise<ApiServe
     telephonyVoice: voiceApi.telephony,
     rtcVoice: voiceApi.rtc,
     // The voice gateway's media WebSocket (pipeline mode): each utterance is a turn of the chat runtime.
-    voiceMedia: voiceApi.media(chat.options.runtime),
+    voiceMedia: voiceApi.media(chat.options.runtime, channelConnections),
+    // The voice gateway socket (voice_gateway, byoc_sip) and the voice connections' webhook: their
+    // connections' secrets need CHANNEL_CREDENTIALS_KEY.
+    ...(channelConnections === null
+      ? {}
+      : {
+          voiceGateway: voiceApi.gateway(chat.options.runtime, channelConnections),
+          voiceConnections: voiceApi.connections(channelConnections),
+        }),
     chat: chat.options,
     // Web chat WebSocket and AG-UI: the conversation endpoints' credentials, runtime and limits.
     webChat: { ...chat.options, store: system.store },

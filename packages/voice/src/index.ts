@@ -1,4 +1,20 @@
 export {
+  bearerOf,
+  GATEWAY_CLOSE,
+  GATEWAY_ENCODINGS,
+  GATEWAY_SAMPLE_RATES,
+  type GatewayControl,
+  type GatewayFormat,
+  type GatewayOutbound,
+  type GatewayStart,
+  gatewayControlSchema,
+  gatewayFormatSchema,
+  gatewayStartSchema,
+  tokenMatches,
+} from './gateway/framing.js';
+export { type GatewayAudio, gatewayAudio, pcm16ToSamples, samplesToPcm16 } from './gateway/gatewayAudio.js';
+export { recordGatewayCall } from './gateway/gatewayCallStatus.js';
+export {
   type AdmitDecision,
   slotSetName,
   type VoiceConcurrencyLimiter,

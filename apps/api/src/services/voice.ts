@@ -4,6 +4,12 @@ import { type IngestResponse, type IngestScope, ingest } from '@parley/ingest';
 import { type ProcessDependencies, telephonyAccountsOf } from '@parley/process-services';
 import { handleRecordingStatusCallback } from '@parley/telephony';
 import { voiceLimiterFromConfig, voiceSettingsOf } from '@parley/voice';
+import {
+  CONNECTION_STREAM_PARAMETER,
+  connectionAccount,
+  type VoiceConnectionWebhookOptions,
+} from '../routes/voice/connectionWebhook.js';
+import type { VoiceGatewayRouteOptions } from '../routes/voice/gatewaySocket.js';
 import type { VoiceMediaRouteOptions } from '../routes/voice/mediaStream.js';
 import type { RtcVoiceRouteOptions } from '../routes/voice/rtcRoutes.js';
 import type { TelephonyVoiceRouteOptions } from '../routes/voice/telephonyRoutes.js';
@@ -59,7 +65,17 @@ export function voiceApiServices(
   telephony: TelephonyVoiceRouteOptions;
   rtc: RtcVoiceRouteOptions;
   /** The media WebSocket's services, given the runtime the calls' turns run on. */
-  media(runtime: VoiceMediaRouteOptions['runtime']): VoiceMediaRouteOptions;
+  media(
+    runtime: VoiceMediaRouteOptions['runtime'],
+    connections: VoiceConnectionWebhookOptions['connections'] | null,
+  ): VoiceMediaRouteOptions;
+  /** The webhook of `voice` connections (answers TwiML like /voice/connect, with the connection's token). */
+  connections(connections: VoiceConnectionWebhookOptions['connections']): VoiceConnectionWebhookOptions;
+  /** The voice gateway socket's services, given the runtime and the channel connections. */
+  gateway(
+    runtime: VoiceGatewayRouteOptions['runtime'],
+    connections: VoiceGatewayRouteOptions['connections'],
+  ): VoiceGatewayRouteOptions;
   close(): Promise<void>;
 } {
   const { config, store } = system;
@@ -75,13 +91,28 @@ export function voiceApiServices(
       store,
     },
     rtc: common,
-    media: (runtime) => ({
-      account: (accountSid) => accounts.secrets(accountSid),
+    media: (runtime, connections) => ({
+      // A voice connection's call names its connection (connectionWebhook.ts); others are accounts'.
+      account: async (accountSid, parameters) => {
+        const connectionId = parameters[CONNECTION_STREAM_PARAMETER];
+        if (connectionId === undefined) return accounts.secrets(accountSid);
+        return connections === null
+          ? null
+          : connectionAccount(await connections.resolveById(connectionId), accountSid);
+      },
       store,
       runtime,
       settings,
       limiter,
     }),
+    connections: (connections) => ({
+      connections,
+      store,
+      settings,
+      limiter,
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+    }),
+    gateway: (runtime, connections) => ({ connections, store, runtime, settings, limiter }),
     close,
   };
 }

@@ -23,8 +23,14 @@ import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 
 export interface VoiceMediaRouteOptions {
-  /** Telephony accounts with their auth tokens (the key of the stream token). */
-  account(accountSid: string): Promise<TelephonyAccountSecrets | null>;
+  /**
+   * Telephony accounts with their auth tokens (the key of the stream token); `parameters` are the
+   * stream's (a `voice` channel connection's calls carry `connectionId`).
+   */
+  account(
+    accountSid: string,
+    parameters: Readonly<Record<string, string>>,
+  ): Promise<TelephonyAccountSecrets | null>;
   store: EventStore;
   /** The agent of the call: each utterance is one runTurn (channel `voice_pipeline`, channelType `pstn`). */
   runtime: Pick<Runtime, 'runTurn'>;
@@ -165,7 +171,8 @@ export const voiceMediaRoutes: FastifyPluginAsync<VoiceMediaRouteOptions> = asyn
         }
         const start = parsed.data.start;
         const params = start.customParameters ?? {};
-        const account = start.callSid === pathCallSid ? await options.account(start.accountSid) : null;
+        const account =
+          start.callSid === pathCallSid ? await options.account(start.accountSid, params) : null;
         const projectId = params.projectId;
         const claimed =
           params.sessionId !== undefined && SESSION_ID.test(params.sessionId) ? params.sessionId : undefined;

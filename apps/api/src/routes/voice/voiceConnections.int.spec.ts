@@ -1,0 +1,365 @@
+import type { AddressInfo } from 'node:net';
+import { CHANNEL_MANIFEST, type ChannelConnection } from '@parley/channels';
+import { voiceCallStream } from '@parley/events';
+import { loadConfig } from '@parley/platform';
+import { callbackParams, computeRequestSignature } from '@parley/telephony';
+import {
+  createInProcessVoiceConcurrencyLimiter,
+  mediaStreamToken,
+  type VoiceConcurrencyLimiter,
+  voiceSettingsOf,
+} from '@parley/voice';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { type ChannelWorld, createChannelWorld, PUBLIC_BASE_URL } from '../../testing/channels/channelWorld.js';
+import { connectionAccount } from './connectionWebhook.js';
+
+const ENV = {
+  VOICE_ENABLED: 'true',
+  VOICE_MODE: 'pipeline',
+  VOICE_STT_ENGINE: 'pocketsphinx',
+  VOICE_TTS_ENGINE: 'espeak-ng',
+};
+
+let world: ChannelWorld;
+let limiter: VoiceConcurrencyLimiter;
+let wsBase: string;
+let writeKey: string;
+let writeProject: string;
+let n = 0;
+
+/** The API with every voice route beside the channel webhooks, configured from `env`. */
+function voiceOptions(
+  parts: Pick<ChannelWorld, 'store' | 'connections' | 'runtime' | 'auth'>,
+  env: Record<string, string> = ENV,
+) {
+  const settings = voiceSettingsOf(loadConfig(env));
+  const { store, connections, runtime } = parts;
+  return {
+    channelConnections: { verifyApiKey: (k: string) => parts.auth.verifyApiKey(k), connections },
+    voiceConnections: { connections, store, settings, limiter, publicBaseUrl: PUBLIC_BASE_URL },
+    voiceGateway: { connections, store, runtime, settings, limiter },
+    voiceMedia: {
+      account: async (sid: string, parameters: Readonly<Record<string, string>>) =>
+        connectionAccount(await connections.resolveById(parameters.connectionId ?? ''), sid),
+      store,
+      runtime,
+      settings,
+      limiter,
+    },
+  };
+}
+
+beforeAll(async () => {
+  limiter = createInProcessVoiceConcurrencyLimiter();
+  world = await createChannelWorld({ app: (parts) => voiceOptions(parts) });
+  await world.app.listen({ host: '127.0.0.1', port: 0 });
+  wsBase = `ws://127.0.0.1:${(world.app.server.address() as AddressInfo).port}`;
+  const tenant = await world.auth.createTenant({ name: 'voice connections' });
+  writeProject = (await world.auth.createProject({ tenantId: tenant.id, slug: 'voice-connections' })).id;
+  writeKey = (
+    await world.auth.createApiKey({ projectId: writeProject, name: 'w', scopes: ['channels.write'] })
+  ).key;
+});
+afterAll(async () => {
+  await world?.close();
+});
+
+async function twilioConnection(active = true): Promise<ChannelConnection & { authToken: string }> {
+  n += 1;
+  const authToken = `voice-connection-token-${n}`;
+  const connection = await world.connect({
+    channelType: 'voice',
+    externalIdentifier: `+1555000${1000 + n}`,
+    credentials: { accountSid: `ACvoice${process.pid}x${n}`, authToken },
+  });
+  if (!active) await world.connections.update(connection.projectId, connection.id, { active: false });
+  return { ...connection, authToken };
+}
+
+/** A Twilio-signed form POST to the connection's advertised path (plus `query`). */
+function signedCall(
+  app: FastifyInstance,
+  connection: { webhookPath: string | null; authToken: string; credentialNames: string[] },
+  fields: Record<string, string>,
+  options: { query?: string; authToken?: string } = {},
+) {
+  const path = `${connection.webhookPath}${options.query ?? ''}`;
+  const form = new URLSearchParams(fields);
+  const signature = computeRequestSignature(
+    options.authToken ?? connection.authToken,
+    `${PUBLIC_BASE_URL}${path}`,
+    callbackParams(form),
+  );
+  return app.inject({
+    method: 'POST',
+    url: path,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
+    payload: form.toString(),
+  });
+}
+
+const errorOf = (res: { statusCode: number; json(): unknown }) => ({
+  status: res.statusCode,
+  code: (res.json() as { error?: { code?: string } }).error?.code,
+});
+
+describe('every webhook path the manifest advertises answers', () => {
+  /** Each advertised path of a connection-eligible channel type and of its provider variants. */
+  const advertised = CHANNEL_MANIFEST.filter((e) => e.isConnectionEligible).flatMap((e) => [
+    { type: e.channelType, pattern: e.webhookPathPattern },
+    ...e.providers
+      .filter((v) => !v.default)
+      .map((v) => ({ type: `${e.channelType}/${v.provider}`, pattern: v.webhookPathPattern })),
+  ]);
+
+  it.each(advertised.filter((a) => a.pattern !== ''))('$type: $pattern', async ({ pattern }) => {
+    const path = pattern.replace(':identifier', 'walk-nobody').replace(':streamId', 'walk-nobody');
+    if (pattern.includes('/stream/')) {
+      // The voice gateway socket: it opens, and an unknown connection is refused in its own protocol.
+      const socket = new WebSocket(`${wsBase}${path}`);
+      const frames: string[] = [];
+      socket.on('message', (data) => frames.push(String(data)));
+      socket.on('open', () =>
+        socket.send(
+          JSON.stringify({
+            type: 'start',
+            callId: 'c',
+            token: 't',
+            format: { encoding: 'mulaw', sampleRate: 8000 },
+          }),
+        ),
+      );
+      const code = await new Promise<number>((resolve) => socket.on('close', (c) => resolve(c)));
+      expect(code).toBe(1008);
+      expect(JSON.parse(frames[0] ?? '{}')).toMatchObject({ type: 'error', code: 'UNAUTHORIZED' });
+      return;
+    }
+    const res = await world.app.inject({ method: 'POST', url: path, payload: {} });
+    // Served: the channel type is known and the route looks for the connection (none is named so, or
+    // a path without an identifier finds none in an empty body).
+    expect(res.json()).toEqual({
+      success: false,
+      error: pattern.includes(':')
+        ? { code: 'NOT_FOUND', message: 'No channel connection for this identifier' }
+        : { code: 'VALIDATION_ERROR', message: 'The request names no channel connection identifier' },
+    });
+  });
+
+  it('covers the voice connection, the gateway and byoc_sip', () => {
+    expect(advertised.map((a) => a.pattern)).toEqual(
+      expect.arrayContaining([
+        '/api/v1/channels/voice/webhook/:identifier',
+        '/api/v1/channels/voice_gateway/stream/:identifier',
+        '/api/v1/channels/voice/byoc_sip/stream/:identifier',
+      ]),
+    );
+  });
+});
+
+describe('POST /api/v1/channels/voice/webhook/{identifier}', () => {
+  it('answers a Twilio-signed call with TwiML connecting its media stream, which the gateway accepts', async () => {
+    const connection = await twilioConnection();
+    expect(connection.webhookPath).toBe(
+      `/api/v1/channels/voice/webhook/${encodeURIComponent(connection.externalIdentifier)}`,
+    );
+    const accountSid = `ACvoice${process.pid}x${n}`;
+    const callSid = `CAconn${n}`;
+    const res = await signedCall(world.app, connection, {
+      AccountSid: accountSid,
+      CallSid: callSid,
+      CallStatus: 'ringing',
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/xml; charset=utf-8');
+    const streamToken = mediaStreamToken(connection.authToken, { callSid, projectId: connection.projectId });
+    expect(res.body).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><Response><Connect>' +
+        `<Stream url="wss://parley.example/api/v1/voice/media/${callSid}">` +
+        `<Parameter name="connectionId" value="${connection.id}"/>` +
+        `<Parameter name="projectId" value="${connection.projectId}"/>` +
+        `<Parameter name="streamToken" value="${streamToken}"/>` +
+        '</Stream></Connect></Response>',
+    );
+    expect(await limiter.active(connection.tenantId, 'calls')).toBe(1);
+    // The provider opens the stream with those parameters: accepted (no 1008), then stopped.
+    const socket = new WebSocket(`${wsBase}/api/v1/voice/media/${callSid}`);
+    await new Promise((resolve) => socket.on('open', resolve));
+    const start = {
+      streamSid: 'MZconn',
+      accountSid,
+      callSid,
+      customParameters: { connectionId: connection.id, projectId: connection.projectId, streamToken },
+    };
+    socket.send(JSON.stringify({ event: 'start', streamSid: 'MZconn', start }));
+    socket.send(JSON.stringify({ event: 'stop', streamSid: 'MZconn' }));
+    const code = await new Promise<number>((resolve) => socket.on('close', (c) => resolve(c)));
+    expect(code).toBe(1000);
+    expect(await limiter.active(connection.tenantId, 'calls')).toBe(0);
+  });
+
+  it('with ?event=status records the call status, in the call stream without a session', async () => {
+    const connection = await twilioConnection();
+    const accountSid = `ACvoice${process.pid}x${n}`;
+    const fields = {
+      AccountSid: accountSid,
+      CallSid: `CAstat${n}`,
+      CallStatus: 'completed',
+      CallDuration: '7',
+    };
+    const res = await signedCall(world.app, connection, fields, { query: '?event=status' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      success: true,
+      data: { callId: `CAstat${n}`, status: 'completed', eventId: expect.any(String), sessionId: null },
+    });
+    const log = await world.store.readStream(voiceCallStream(`CAstat${n}`));
+    const events = [];
+    for await (const e of log) events.push(e);
+    expect(events.map((e) => [e.type, e.data.status, e.data.durationSeconds])).toEqual([
+      ['VoiceCallStatusChanged', 'completed', 7],
+    ]);
+    const bad = await signedCall(
+      world.app,
+      connection,
+      { ...fields, CallStatus: 'exploded' },
+      { query: '?event=status' },
+    );
+    expect(errorOf(bad)).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
+  });
+
+  it('404 NOT_FOUND for an unknown identifier, an inactive connection or a byoc_sip one', async () => {
+    const inactive = await twilioConnection(false);
+    const sip = await world.connect({
+      channelType: 'voice',
+      provider: 'byoc_sip',
+      externalIdentifier: `sip-trunk-${n}`,
+      credentials: { inboundAuthToken: 'sip-token' },
+      settings: { sipGateway: { host: '10.0.0.5' } },
+    });
+    for (const path of [
+      '/api/v1/channels/voice/webhook/nobody',
+      inactive.webhookPath,
+      `/api/v1/channels/voice/webhook/${sip.externalIdentifier}`,
+    ]) {
+      const res = await signedCall(
+        world.app,
+        { ...inactive, webhookPath: path },
+        { AccountSid: 'AC1', CallSid: 'CA1' },
+      );
+      expect(errorOf(res)).toEqual({ status: 404, code: 'NOT_FOUND' });
+    }
+  });
+
+  it('401 UNAUTHORIZED for a bad signature or another account', async () => {
+    const connection = await twilioConnection();
+    const accountSid = `ACvoice${process.pid}x${n}`;
+    const wrongToken = await signedCall(
+      world.app,
+      connection,
+      { AccountSid: accountSid, CallSid: 'CA1' },
+      { authToken: 'nope' },
+    );
+    expect(errorOf(wrongToken)).toEqual({ status: 401, code: 'UNAUTHORIZED' });
+    const otherAccount = await signedCall(world.app, connection, { AccountSid: 'ACother', CallSid: 'CA1' });
+    expect(errorOf(otherAccount)).toEqual({ status: 401, code: 'UNAUTHORIZED' });
+  });
+
+  it('429 VOICE_SESSION_LIMIT_REACHED beyond the calls and 503 VOICE_NOT_CONFIGURED while voice is disabled', async () => {
+    const limited = await createChannelWorld({
+      app: (parts) => voiceOptions(parts, { ...ENV, VOICE_MAX_CONCURRENT_CALLS: '1' }),
+    });
+    const disabled = await createChannelWorld({
+      app: (parts) => voiceOptions(parts, { ...ENV, VOICE_ENABLED: 'false' }),
+    });
+    try {
+      for (const w of [limited, disabled]) {
+        await w.connect({
+          channelType: 'voice',
+          externalIdentifier: '+15550009999',
+          credentials: { accountSid: 'ACx', authToken: 'tok' },
+        });
+      }
+      const target = {
+        webhookPath: '/api/v1/channels/voice/webhook/%2B15550009999',
+        authToken: 'tok',
+        credentialNames: [],
+      };
+      expect(
+        (await signedCall(limited.app, target, { AccountSid: 'ACx', CallSid: 'CAlim1' })).statusCode,
+      ).toBe(200);
+      const refused = await signedCall(limited.app, target, { AccountSid: 'ACx', CallSid: 'CAlim2' });
+      expect(errorOf(refused)).toEqual({ status: 429, code: 'VOICE_SESSION_LIMIT_REACHED' });
+      expect(refused.headers['retry-after']).toBeDefined();
+      const off = await signedCall(disabled.app, target, { AccountSid: 'ACx', CallSid: 'CAoff' });
+      expect(errorOf(off)).toEqual({ status: 503, code: 'VOICE_NOT_CONFIGURED' });
+    } finally {
+      await limited.close();
+      await disabled.close();
+    }
+  });
+});
+
+describe('byoc_sip connections: the SIP gateway’s address and port, validated', () => {
+  const create = (body: object) =>
+    world.app.inject({
+      method: 'POST',
+      url: `/api/projects/${writeProject}/channel-connections`,
+      headers: { 'x-api-key': writeKey },
+      payload: {
+        channelType: 'voice',
+        provider: 'byoc_sip',
+        credentials: { inboundAuthToken: 'tok' },
+        ...body,
+      },
+    });
+
+  it('creates one with a host and a port, advertising its gateway socket', async () => {
+    const res = await create({
+      externalIdentifier: 'trunk-a',
+      settings: { sipGateway: { host: 'sbc.example.net', port: 5061, transport: 'tls' } },
+    });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().connection).toMatchObject({
+      channelType: 'voice',
+      provider: 'byoc_sip',
+      credentialNames: ['inboundAuthToken'],
+      settings: { sipGateway: { host: 'sbc.example.net', port: 5061, transport: 'tls' } },
+      webhookPath: '/api/v1/channels/voice/byoc_sip/stream/trunk-a',
+    });
+  });
+
+  it('400 INVALID_SETTINGS without a SIP gateway, for a bad host, a port out of range; 400 INVALID_CREDENTIALS without the token', async () => {
+    const bad: object[] = [
+      {},
+      { sipGateway: {} },
+      { sipGateway: { host: 'sip://sbc.example.net' } },
+      { sipGateway: { host: 'sbc.example.net:5060' } },
+      { sipGateway: { host: 'sbc.example.net', port: 0 } },
+      { sipGateway: { host: 'sbc.example.net', port: 65_536 } },
+      { sipGateway: { host: 'sbc.example.net', port: '5060' } },
+      { sipGateway: { host: 'sbc.example.net', transport: 'sctp' } },
+    ];
+    for (const [i, settings] of bad.entries()) {
+      const res = await create({ externalIdentifier: `bad-${i}`, settings });
+      expect(errorOf(res), JSON.stringify(settings)).toEqual({ status: 400, code: 'INVALID_SETTINGS' });
+    }
+    for (const host of ['10.1.2.3', '2001:db8::1', 'localhost']) {
+      expect(
+        (
+          await create({
+            externalIdentifier: `ok-${host.replace(/[:.]/g, '-')}`,
+            settings: { sipGateway: { host } },
+          })
+        ).statusCode,
+      ).toBe(201);
+    }
+    const noToken = await create({
+      externalIdentifier: 'no-token',
+      credentials: {},
+      settings: { sipGateway: { host: 'a.example' } },
+    });
+    expect(errorOf(noToken)).toEqual({ status: 400, code: 'INVALID_CREDENTIALS' });
+  });
+});
