@@ -12,6 +12,7 @@ import { dimensionMatchKey, dimensionNameKey } from './dimensionRow.js';
 import type { SessionListFilter } from './filter.js';
 import { sessionListWhere } from './sessionListWhere.js';
 import { sessionTotalSql } from './sessionTotal.js';
+import type { VoiceCalls } from './summaryRow.js';
 import { IDLE } from './summaryRow.js';
 
 /** A session summary exactly as spec 000 §2.2 names its fields. */
@@ -40,6 +41,21 @@ export interface SessionSummary {
   durationMs: number;
   idleDurationMs: number;
   isTest: boolean | null;
+  /**
+   * Parley's extension (docs/api.md session fields, `voiceCalls`): the session's voice calls with their latest
+   * lifecycle status; absent for a session without calls (the spec's fields stay exactly as they are).
+   */
+  voiceCalls?: VoiceCallSummary[];
+}
+
+export interface VoiceCallSummary {
+  callId: string;
+  /** The latest status (initiated, ringing, in-progress, completed, failed, …). */
+  status: string;
+  /** When it happened (the provider's time, else when it was reported). */
+  at: string;
+  /** The call's duration once reported (completed), else null. */
+  durationSeconds: number | null;
 }
 
 export interface SessionPage {
@@ -91,13 +107,14 @@ interface SummaryQueryRow {
   duration_ms: number;
   idle_duration_ms: number;
   is_test: boolean | null;
+  voice_calls: VoiceCalls | null;
 }
 
 const COLUMNS = `s.id, s.channel, s.environment, s.status, s.containment_type, s.created_at,
   s.last_activity_at, s.ended_at, s.user_messages, s.agent_messages, s.trace_llm_call, s.trace_decision,
   s.trace_tool_call, s.trace_error, s.trace_total, s.input_tokens, s.cached_tokens, s.completion_tokens,
   s.reasoning_tokens, s.output_tokens, s.total_tokens, s.trace_dimensions, s.estimated_cost, s.duration_ms,
-  s.idle_duration_ms, s.is_test`;
+  s.idle_duration_ms, s.is_test, s.voice_calls`;
 
 /**
  * A row as the list returns it. An idle session is still open and idle: its durations run until
@@ -145,8 +162,15 @@ export function toSessionSummary(
       ? Math.max(r.idle_duration_ms, now.getTime() - lastActivity.getTime())
       : r.idle_duration_ms,
     isTest: r.is_test,
+    ...(r.voice_calls === null ? {} : { voiceCalls: voiceCallsOf(r.voice_calls) }),
   };
 }
+
+/** The session's calls, in the order of their latest status (an extension: docs/api.md `voiceCalls`). */
+const voiceCallsOf = (calls: VoiceCalls): VoiceCallSummary[] =>
+  Object.entries(calls)
+    .map(([callId, c]) => ({ callId, status: c.status, at: c.at, durationSeconds: c.durationSeconds }))
+    .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.callId < b.callId ? -1 : 1));
 
 /**
  * One page of the session list (spec 000 §4.2), newest first by default: createdAt descending, then

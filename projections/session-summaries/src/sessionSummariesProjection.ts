@@ -15,6 +15,7 @@ export const SESSION_SUMMARY_EVENT_TYPES = [
   'AgentReplied',
   'TraceEventRecorded',
   'LlmCallRecorded',
+  'VoiceCallStatusChanged',
 ] as const;
 
 /** The list's common filter columns, in each sort index: a page's walk tests them index-only. */
@@ -68,6 +69,8 @@ const summaryTable = {
     total_tokens: 'bigint',
     // Exact decimal sum of the calls' costs (see decimal.ts).
     estimated_cost: 'numeric',
+    // The session's voice calls: callId → the latest status (VoiceCallStatusChanged); null without calls.
+    voice_calls: { type: 'jsonb', nullable: true },
     // Latest recordedAt of the events folded into the row (spec 000 §4.2 callerNumber rule 9).
     summary_written_at: 'timestamptz',
   },
@@ -206,7 +209,8 @@ export const sessionSummariesProjection = defineProjection({
   // 2: the covering index of the count; started_at in the dimension index. 3: the day-count rollups
   // and the covering dimension index. 4: session lifecycle (idle, abandoned, archived: SessionIdled,
   // SessionArchived, end_status) and the sweep's indexes. 5: an index per sort key of the list.
-  version: 5,
+  // 6: voice_calls (VoiceCallStatusChanged).
+  version: 6,
   eventTypes: SESSION_SUMMARY_EVENT_TYPES,
   tables: { session_summaries: summaryTable, session_dimensions: dimensionTable },
   handlers: {

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createKeyring, loadConfig } from '@parley/platform';
 import { createProjectionRunner, type ProjectionRunner } from '@parley/projection-runner';
+import { listSessions, sessionSummariesProjection } from '@parley/projection-session-summaries';
 import { createTraceReads, tracesProjection } from '@parley/projection-traces';
 import { callbackParams, computeRequestSignature, createTelephonyAccountStore } from '@parley/telephony';
 import { createInProcessVoiceConcurrencyLimiter, voiceSettingsOf } from '@parley/voice';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPageCache } from '../pageCache.js';
 import { createVoiceWorld, type VoiceWorld } from './voiceWorld.js';
 
 const PUBLIC = 'https://parley.example.com';
@@ -20,7 +22,7 @@ beforeAll(async () => {
   runner = createProjectionRunner({
     pool: world.db.pool,
     store: world.store,
-    projections: [tracesProjection],
+    projections: [tracesProjection, sessionSummariesProjection],
     pollIntervalMs: 20,
   });
   await runner.start();
@@ -32,8 +34,13 @@ beforeAll(async () => {
     projectId: project.projectId,
     authToken: account.authToken,
   });
-  key = (await world.auth.createApiKey({ projectId: project.projectId, name: 't', scopes: ['traces.read'] }))
-    .key;
+  key = (
+    await world.auth.createApiKey({
+      projectId: project.projectId,
+      name: 't',
+      scopes: ['traces.read', 'analytics.read'],
+    })
+  ).key;
   ({ app } = await world.listen({
     telephonyVoice: {
       verifyApiKey: (k) => world.auth.verifyApiKey(k),
@@ -42,6 +49,19 @@ beforeAll(async () => {
       publicBaseUrl: PUBLIC,
       account: (sid) => accounts.secrets(sid),
       store: world.store,
+    },
+    analytics: {
+      verify: (k) => world.auth.verifyApiKey(k),
+      listSessions: (filter) => listSessions(world.db.pool, filter),
+      listLedger: async () => {
+        throw new Error('not in this test');
+      },
+      ledgerStats: async () => {
+        throw new Error('not in this test');
+      },
+      callerNumberLookupEnabled: async () => true,
+      freshness: async () => ({ position: null, recordedAt: null }),
+      pageCache: createPageCache(),
     },
     traces: {
       verifyApiKey: (k) => world.auth.verifyApiKey(k),
@@ -81,10 +101,10 @@ type Json = Record<string, any>;
 async function until(path: string, done: (body: Json) => boolean): Promise<Json> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    const res = await app.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${key}` } });
+    const res = await app.inject({ method: 'GET', url: path, headers: { 'x-api-key': key } });
     const body = res.json() as Json;
     if (res.statusCode === 200 && done(body)) return body;
-    if (Date.now() > deadline) throw new Error(`${path}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+    if (Date.now() > deadline) throw new Error(`${path}: ${res.statusCode} ${res.body.slice(0, 600)}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -172,5 +192,15 @@ describe("a call's lifecycle in the session's traces and metrics", () => {
     // The statuses are counted as state changes but are not turns of the conversation.
     expect(metrics.eventCountByType.state_change).toBeGreaterThanOrEqual(5);
     expect((metrics.turns as Json[]).some((t) => t.name === 'voice_call_status')).toBe(false);
+
+    // The session list: each call with its latest status (an extension, absent without calls).
+    const list = await until(
+      `/api/public/analytics/projects/${projectId}/sessions?sessionIds=${sessionId}`,
+      (body) => body.sessions?.[0]?.voiceCalls?.length === 2,
+    );
+    expect(list.sessions[0].voiceCalls).toEqual([
+      { callId: 'CAlife', status: 'completed', at: '2026-11-26T09:00:47.000Z', durationSeconds: 42 },
+      { callId: 'CAfail', status: 'failed', at: '2026-11-26T09:00:50.000Z', durationSeconds: null },
+    ]);
   });
 });
