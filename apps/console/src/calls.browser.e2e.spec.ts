@@ -111,6 +111,23 @@ describe.skipIf(!hasChromium)('console: a session’s voice calls (browser)', ()
     expect(await waterfall.getByText('failed · call CAconsole2').count()).toBe(1);
     await table.scrollIntoViewIfNeeded();
     await world.screenshot(page, 'session-calls');
+
+    // The session list tags the session with its calls and the latest status.
+    const listed = async () => {
+      const url = `${world.baseUrl}/api/public/analytics/projects/${world.projectId}/sessions?sessionIds=${sessionId}`;
+      const body = (await (await fetch(url, { headers: { 'x-api-key': world.consoleKey } })).json()) as {
+        sessions: Array<{ voiceCalls?: Array<{ status: string }> }>;
+      };
+      return body.sessions[0]?.voiceCalls?.map((c) => c.status);
+    };
+    await poll(listed).toEqual(['completed', 'failed']);
+    await page.goto(`${world.baseUrl}/console/#/p/${world.projectId}/sessions`);
+    // The list shortens ids (middle ellipsis); the link's title holds the whole id.
+    const row = page.getByRole('row').filter({ has: page.locator(`a[title="${sessionId}"]`) });
+    await poll(async () => {
+      if ((await row.count()) === 0) await page.reload();
+      return (await row.first().textContent()) ?? '';
+    }).toMatch(/2 calls failed/);
     expect(world.problems).toEqual([]);
   });
 });
