@@ -39,7 +39,7 @@ export const CONNECTION_STREAM_PARAMETER = 'connectionId';
 export function connectionAccount(
   connection: ResolvedConnection | null,
   accountSid: string,
-): TelephonyAccountSecrets | null {
+): (TelephonyAccountSecrets & { agentName?: string }) | null {
   if (connection === null || connection.channelType !== 'voice') return null;
   if ((connection.provider ?? 'twilio') !== 'twilio') return null;
   const { accountSid: sid, authToken } = connection.credentials;
@@ -50,6 +50,7 @@ export function connectionAccount(
     tenantId: connection.tenantId,
     projectId: connection.projectId,
     recordingCredentials: { username: sid, password: authToken },
+    ...(connection.agentName === null ? {} : { agentName: connection.agentName }),
   };
 }
 

@@ -1,5 +1,6 @@
 import { sessionStream } from '@parley/events';
 import { loadConfig } from '@parley/platform';
+import { createAgentStore } from '@parley/runtime';
 import {
   createInProcessVoiceConcurrencyLimiter,
   decodeMulaw,
@@ -55,7 +56,11 @@ async function gatewayApp(
 }
 
 /** A voice_gateway connection (or a voice connection on byoc_sip) of a new project. */
-async function newConnection(kind: 'voice_gateway' | 'byoc_sip' = 'voice_gateway', active = true) {
+async function newConnection(
+  kind: 'voice_gateway' | 'byoc_sip' = 'voice_gateway',
+  active = true,
+  agentName?: string,
+) {
   n += 1;
   const project = await world.newProject();
   const identifier = `gw-${process.pid}-${n}`;
@@ -67,7 +72,10 @@ async function newConnection(kind: 'voice_gateway' | 'byoc_sip' = 'voice_gateway
     externalIdentifier: identifier,
     credentials: { inboundAuthToken: TOKEN },
     active,
+    ...(agentName === undefined ? {} : { agentName }),
   });
+  if (agentName !== undefined)
+    await createAgentStore(world.db.pool).create(project.projectId, { name: agentName });
   const path =
     kind === 'byoc_sip'
       ? `/api/v1/channels/voice/byoc_sip/stream/${identifier}`
@@ -134,7 +142,7 @@ function callerFrames(format: GatewayFormat): Buffer[] {
 describe('the voice gateway socket /api/v1/channels/voice_gateway/stream/{identifier}', () => {
   it('answers a spoken sentence in PCM16 at 16 kHz with spoken PCM16, and records the call on its session', async () => {
     const { wsBase } = await gatewayApp();
-    const { projectId, connection, path } = await newConnection();
+    const { projectId, connection, path } = await newConnection('voice_gateway', true, 'gateway-agent');
     const client = await openGateway(`${wsBase}${path}`, { authorization: `Bearer ${TOKEN}` });
     const format = { encoding: 'pcm16', sampleRate: 16000 } as const;
     client.json({ type: 'start', callId: 'call-pcm-1', format, from: '+15550001', to: '+15550002' });
@@ -158,7 +166,16 @@ describe('the voice gateway socket /api/v1/channels/voice_gateway/stream/{identi
     );
     expect(sessions.rows).toHaveLength(1);
     const log = await world.events(sessions.rows[0]?.stream_id ?? '');
-    expect(log[0]).toMatchObject({ type: 'SessionStarted', data: { channel: 'voice_pipeline', projectId } });
+    // The connection's agent starts the call's session.
+    expect(log[0]).toMatchObject({
+      type: 'SessionStarted',
+      data: {
+        channel: 'voice_pipeline',
+        channelType: 'voice_gateway',
+        projectId,
+        agentName: 'gateway-agent',
+      },
+    });
     const heard = log.find((e) => e.type === 'MessageReceived');
     expect(String(heard?.data.text)).toMatch(/\w/);
     expect(heard?.data.channelMetadata).toEqual({

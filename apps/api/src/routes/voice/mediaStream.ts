@@ -30,7 +30,7 @@ export interface VoiceMediaRouteOptions {
   account(
     accountSid: string,
     parameters: Readonly<Record<string, string>>,
-  ): Promise<TelephonyAccountSecrets | null>;
+  ): Promise<(TelephonyAccountSecrets & { agentName?: string | undefined }) | null>;
   store: EventStore;
   /** The agent of the call: each utterance is one runTurn (channel `voice_pipeline`, channelType `pstn`). */
   runtime: Pick<Runtime, 'runTurn'>;
@@ -209,6 +209,8 @@ export const voiceMediaRoutes: FastifyPluginAsync<VoiceMediaRouteOptions> = asyn
                   projectId: account.projectId,
                   tenantId: account.tenantId,
                   ...(id === undefined ? {} : { sessionId: id }),
+                  // A voice connection's agent (connectionWebhook.ts) starts its calls' sessions.
+                  ...(account.agentName === undefined ? {} : { agentName: account.agentName }),
                   message: text,
                   channel: VOICE_PIPELINE_CHANNEL,
                   channelType: VOICE_PIPELINE_CHANNEL_TYPE,

@@ -2,10 +2,15 @@ import type { AddressInfo } from 'node:net';
 import { CHANNEL_MANIFEST, type ChannelConnection } from '@parley/channels';
 import { voiceCallStream } from '@parley/events';
 import { loadConfig } from '@parley/platform';
+import { createAgentStore } from '@parley/runtime';
 import { callbackParams, computeRequestSignature } from '@parley/telephony';
 import {
   createInProcessVoiceConcurrencyLimiter,
+  espeakTextToSpeech,
+  FRAME_SAMPLES,
+  MULAW_SILENCE,
   mediaStreamToken,
+  toTelephonyFrames,
   type VoiceConcurrencyLimiter,
   voiceSettingsOf,
 } from '@parley/voice';
@@ -28,6 +33,8 @@ let wsBase: string;
 let writeKey: string;
 let writeProject: string;
 let n = 0;
+/** The caller's voice (espeak-ng) with silence after it: 8 kHz µ-law frames. */
+let caller: Uint8Array[];
 
 /** The API with every voice route beside the channel webhooks, configured from `env`. */
 function voiceOptions(
@@ -52,6 +59,11 @@ function voiceOptions(
 }
 
 beforeAll(async () => {
+  const speech = toTelephonyFrames(await espeakTextToSpeech().synthesize('what is the weather like today'));
+  caller = [
+    ...speech,
+    ...Array.from({ length: 60 }, () => new Uint8Array(FRAME_SAMPLES).fill(MULAW_SILENCE)),
+  ];
   limiter = createInProcessVoiceConcurrencyLimiter();
   world = await createChannelWorld({ app: (parts) => voiceOptions(parts) });
   await world.app.listen({ host: '127.0.0.1', port: 0 });
@@ -66,13 +78,17 @@ afterAll(async () => {
   await world?.close();
 });
 
-async function twilioConnection(active = true): Promise<ChannelConnection & { authToken: string }> {
+async function twilioConnection(
+  active = true,
+  agentName?: string,
+): Promise<ChannelConnection & { authToken: string }> {
   n += 1;
   const authToken = `voice-connection-token-${n}`;
   const connection = await world.connect({
     channelType: 'voice',
     externalIdentifier: `+1555000${1000 + n}`,
     credentials: { accountSid: `ACvoice${process.pid}x${n}`, authToken },
+    ...(agentName === undefined ? {} : { agentName }),
   });
   if (!active) await world.connections.update(connection.projectId, connection.id, { active: false });
   return { ...connection, authToken };
@@ -160,7 +176,8 @@ describe('every webhook path the manifest advertises answers', () => {
 
 describe('POST /api/v1/channels/voice/webhook/{identifier}', () => {
   it('answers a Twilio-signed call with TwiML connecting its media stream, which the gateway accepts', async () => {
-    const connection = await twilioConnection();
+    const connection = await twilioConnection(true, 'phone-agent');
+    await createAgentStore(world.db.pool).create(connection.projectId, { name: 'phone-agent' });
     expect(connection.webhookPath).toBe(
       `/api/v1/channels/voice/webhook/${encodeURIComponent(connection.externalIdentifier)}`,
     );
@@ -192,11 +209,33 @@ describe('POST /api/v1/channels/voice/webhook/{identifier}', () => {
       callSid,
       customParameters: { connectionId: connection.id, projectId: connection.projectId, streamToken },
     };
+    const marks: string[] = [];
+    socket.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { event: string; mark?: { name: string } };
+      if (message.event === 'mark') marks.push(message.mark?.name ?? '');
+    });
+    const closed = new Promise<number>((resolve) => socket.on('close', (c) => resolve(c)));
     socket.send(JSON.stringify({ event: 'start', streamSid: 'MZconn', start }));
+    // The caller speaks: the connection's agent answers in a new session.
+    for (const frame of caller)
+      socket.send(
+        JSON.stringify({
+          event: 'media',
+          streamSid: 'MZconn',
+          media: { payload: Buffer.from(frame).toString('base64') },
+        }),
+      );
+    const deadline = Date.now() + 40_000;
+    while (marks.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(marks).toEqual(['reply-1']);
     socket.send(JSON.stringify({ event: 'stop', streamSid: 'MZconn' }));
-    const code = await new Promise<number>((resolve) => socket.on('close', (c) => resolve(c)));
-    expect(code).toBe(1000);
+    expect(await closed).toBe(1000);
     expect(await limiter.active(connection.tenantId, 'calls')).toBe(0);
+    const { rows } = await world.db.pool.query<{ data: { agentName: string; channel: string } }>(
+      `SELECT data FROM events WHERE type = 'SessionStarted' AND data->>'projectId' = $1`,
+      [connection.projectId],
+    );
+    expect(rows.map((r) => [r.data.agentName, r.data.channel])).toEqual([['phone-agent', 'voice_pipeline']]);
   });
 
   it('with ?event=status records the call status, in the call stream without a session', async () => {
