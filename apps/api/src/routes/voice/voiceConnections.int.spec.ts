@@ -1,62 +1,27 @@
-import type { AddressInfo } from 'node:net';
-import { CHANNEL_MANIFEST, type ChannelConnection } from '@parley/channels';
+import type { ChannelConnection } from '@parley/channels';
 import { voiceCallStream } from '@parley/events';
-import { loadConfig } from '@parley/platform';
 import { createAgentStore } from '@parley/runtime';
 import { callbackParams, computeRequestSignature } from '@parley/telephony';
 import {
-  createInProcessVoiceConcurrencyLimiter,
   espeakTextToSpeech,
   FRAME_SAMPLES,
   MULAW_SILENCE,
   mediaStreamToken,
   toTelephonyFrames,
   type VoiceConcurrencyLimiter,
-  voiceSettingsOf,
 } from '@parley/voice';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { type ChannelWorld, createChannelWorld, PUBLIC_BASE_URL } from '../../testing/channels/channelWorld.js';
-import { connectionAccount } from './connectionWebhook.js';
-
-const ENV = {
-  VOICE_ENABLED: 'true',
-  VOICE_MODE: 'pipeline',
-  VOICE_STT_ENGINE: 'pocketsphinx',
-  VOICE_TTS_ENGINE: 'espeak-ng',
-};
+import { type ChannelWorld, PUBLIC_BASE_URL } from '../../testing/channels/channelWorld.js';
+import { startVoiceChannelWorld, VOICE_ENV } from './voiceChannelWorld.js';
 
 let world: ChannelWorld;
 let limiter: VoiceConcurrencyLimiter;
 let wsBase: string;
-let writeKey: string;
-let writeProject: string;
 let n = 0;
 /** The caller's voice (espeak-ng) with silence after it: 8 kHz µ-law frames. */
 let caller: Uint8Array[];
-
-/** The API with every voice route beside the channel webhooks, configured from `env`. */
-function voiceOptions(
-  parts: Pick<ChannelWorld, 'store' | 'connections' | 'runtime' | 'auth'>,
-  env: Record<string, string> = ENV,
-) {
-  const settings = voiceSettingsOf(loadConfig(env));
-  const { store, connections, runtime } = parts;
-  return {
-    channelConnections: { verifyApiKey: (k: string) => parts.auth.verifyApiKey(k), connections },
-    voiceConnections: { connections, store, settings, limiter, publicBaseUrl: PUBLIC_BASE_URL },
-    voiceGateway: { connections, store, runtime, settings, limiter },
-    voiceMedia: {
-      account: async (sid: string, parameters: Readonly<Record<string, string>>) =>
-        connectionAccount(await connections.resolveById(parameters.connectionId ?? ''), sid),
-      store,
-      runtime,
-      settings,
-      limiter,
-    },
-  };
-}
 
 beforeAll(async () => {
   const speech = toTelephonyFrames(await espeakTextToSpeech().synthesize('what is the weather like today'));
@@ -64,15 +29,7 @@ beforeAll(async () => {
     ...speech,
     ...Array.from({ length: 60 }, () => new Uint8Array(FRAME_SAMPLES).fill(MULAW_SILENCE)),
   ];
-  limiter = createInProcessVoiceConcurrencyLimiter();
-  world = await createChannelWorld({ app: (parts) => voiceOptions(parts) });
-  await world.app.listen({ host: '127.0.0.1', port: 0 });
-  wsBase = `ws://127.0.0.1:${(world.app.server.address() as AddressInfo).port}`;
-  const tenant = await world.auth.createTenant({ name: 'voice connections' });
-  writeProject = (await world.auth.createProject({ tenantId: tenant.id, slug: 'voice-connections' })).id;
-  writeKey = (
-    await world.auth.createApiKey({ projectId: writeProject, name: 'w', scopes: ['channels.write'] })
-  ).key;
+  ({ world, limiter, wsBase } = await startVoiceChannelWorld());
 });
 afterAll(async () => {
   await world?.close();
@@ -119,59 +76,6 @@ function signedCall(
 const errorOf = (res: { statusCode: number; json(): unknown }) => ({
   status: res.statusCode,
   code: (res.json() as { error?: { code?: string } }).error?.code,
-});
-
-describe('every webhook path the manifest advertises answers', () => {
-  /** Each advertised path of a connection-eligible channel type and of its provider variants. */
-  const advertised = CHANNEL_MANIFEST.filter((e) => e.isConnectionEligible).flatMap((e) => [
-    { type: e.channelType, pattern: e.webhookPathPattern },
-    ...e.providers
-      .filter((v) => !v.default)
-      .map((v) => ({ type: `${e.channelType}/${v.provider}`, pattern: v.webhookPathPattern })),
-  ]);
-
-  it.each(advertised.filter((a) => a.pattern !== ''))('$type: $pattern', async ({ pattern }) => {
-    const path = pattern.replace(':identifier', 'walk-nobody').replace(':streamId', 'walk-nobody');
-    if (pattern.includes('/stream/')) {
-      // The voice gateway socket: it opens, and an unknown connection is refused in its own protocol.
-      const socket = new WebSocket(`${wsBase}${path}`);
-      const frames: string[] = [];
-      socket.on('message', (data) => frames.push(String(data)));
-      socket.on('open', () =>
-        socket.send(
-          JSON.stringify({
-            type: 'start',
-            callId: 'c',
-            token: 't',
-            format: { encoding: 'mulaw', sampleRate: 8000 },
-          }),
-        ),
-      );
-      const code = await new Promise<number>((resolve) => socket.on('close', (c) => resolve(c)));
-      expect(code).toBe(1008);
-      expect(JSON.parse(frames[0] ?? '{}')).toMatchObject({ type: 'error', code: 'UNAUTHORIZED' });
-      return;
-    }
-    const res = await world.app.inject({ method: 'POST', url: path, payload: {} });
-    // Served: the channel type is known and the route looks for the connection (none is named so, or
-    // a path without an identifier finds none in an empty body).
-    expect(res.json()).toEqual({
-      success: false,
-      error: pattern.includes(':')
-        ? { code: 'NOT_FOUND', message: 'No channel connection for this identifier' }
-        : { code: 'VALIDATION_ERROR', message: 'The request names no channel connection identifier' },
-    });
-  });
-
-  it('covers the voice connection, the gateway and byoc_sip', () => {
-    expect(advertised.map((a) => a.pattern)).toEqual(
-      expect.arrayContaining([
-        '/api/v1/channels/voice/webhook/:identifier',
-        '/api/v1/channels/voice_gateway/stream/:identifier',
-        '/api/v1/channels/voice/byoc_sip/stream/:identifier',
-      ]),
-    );
-  });
 });
 
 describe('POST /api/v1/channels/voice/webhook/{identifier}', () => {
@@ -306,12 +210,8 @@ describe('POST /api/v1/channels/voice/webhook/{identifier}', () => {
   });
 
   it('429 VOICE_SESSION_LIMIT_REACHED beyond the calls and 503 VOICE_NOT_CONFIGURED while voice is disabled', async () => {
-    const limited = await createChannelWorld({
-      app: (parts) => voiceOptions(parts, { ...ENV, VOICE_MAX_CONCURRENT_CALLS: '1' }),
-    });
-    const disabled = await createChannelWorld({
-      app: (parts) => voiceOptions(parts, { ...ENV, VOICE_ENABLED: 'false' }),
-    });
+    const limited = (await startVoiceChannelWorld({ ...VOICE_ENV, VOICE_MAX_CONCURRENT_CALLS: '1' })).world;
+    const disabled = (await startVoiceChannelWorld({ ...VOICE_ENV, VOICE_ENABLED: 'false' })).world;
     try {
       for (const w of [limited, disabled]) {
         await w.connect({
@@ -337,68 +237,5 @@ describe('POST /api/v1/channels/voice/webhook/{identifier}', () => {
       await limited.close();
       await disabled.close();
     }
-  });
-});
-
-describe('byoc_sip connections: the SIP gateway’s address and port, validated', () => {
-  const create = (body: object) =>
-    world.app.inject({
-      method: 'POST',
-      url: `/api/projects/${writeProject}/channel-connections`,
-      headers: { 'x-api-key': writeKey },
-      payload: {
-        channelType: 'voice',
-        provider: 'byoc_sip',
-        credentials: { inboundAuthToken: 'tok' },
-        ...body,
-      },
-    });
-
-  it('creates one with a host and a port, advertising its gateway socket', async () => {
-    const res = await create({
-      externalIdentifier: 'trunk-a',
-      settings: { sipGateway: { host: 'sbc.example.net', port: 5061, transport: 'tls' } },
-    });
-    expect(res.statusCode).toBe(201);
-    expect(res.json().connection).toMatchObject({
-      channelType: 'voice',
-      provider: 'byoc_sip',
-      credentialNames: ['inboundAuthToken'],
-      settings: { sipGateway: { host: 'sbc.example.net', port: 5061, transport: 'tls' } },
-      webhookPath: '/api/v1/channels/voice/byoc_sip/stream/trunk-a',
-    });
-  });
-
-  it('400 INVALID_SETTINGS without a SIP gateway, for a bad host, a port out of range; 400 INVALID_CREDENTIALS without the token', async () => {
-    const bad: object[] = [
-      {},
-      { sipGateway: {} },
-      { sipGateway: { host: 'sip://sbc.example.net' } },
-      { sipGateway: { host: 'sbc.example.net:5060' } },
-      { sipGateway: { host: 'sbc.example.net', port: 0 } },
-      { sipGateway: { host: 'sbc.example.net', port: 65_536 } },
-      { sipGateway: { host: 'sbc.example.net', port: '5060' } },
-      { sipGateway: { host: 'sbc.example.net', transport: 'sctp' } },
-    ];
-    for (const [i, settings] of bad.entries()) {
-      const res = await create({ externalIdentifier: `bad-${i}`, settings });
-      expect(errorOf(res), JSON.stringify(settings)).toEqual({ status: 400, code: 'INVALID_SETTINGS' });
-    }
-    for (const host of ['10.1.2.3', '2001:db8::1', 'localhost']) {
-      expect(
-        (
-          await create({
-            externalIdentifier: `ok-${host.replace(/[:.]/g, '-')}`,
-            settings: { sipGateway: { host } },
-          })
-        ).statusCode,
-      ).toBe(201);
-    }
-    const noToken = await create({
-      externalIdentifier: 'no-token',
-      credentials: {},
-      settings: { sipGateway: { host: 'a.example' } },
-    });
-    expect(errorOf(noToken)).toEqual({ status: 400, code: 'INVALID_CREDENTIALS' });
   });
 });
