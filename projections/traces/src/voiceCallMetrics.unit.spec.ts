@@ -3,7 +3,7 @@ import { recordedFrom } from '@parley/events/testing';
 import { memoryRows, projectInMemory } from '@parley/projection-runner/testing';
 import { describe, expect, it } from 'vitest';
 import { sessionMetrics } from './sessionMetrics.js';
-import { exampleSession } from './spec/sessionTrace.js';
+import { exampleSession } from './testing/sessionTrace.js';
 import { traceAnalysis } from './traceAnalysis.js';
 import { type TraceEventRow, tracesProjection } from './tracesProjection.js';
 

@@ -3,7 +3,7 @@ import { openApiProblems } from '@parley/http/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { ChannelWorld } from '../../testing/channels/channelWorld.js';
-import { startVoiceChannelWorld } from './voiceChannelWorld.js';
+import { startVoiceChannelWorld } from '../../testing/voice/voiceChannelWorld.js';
 
 let world: ChannelWorld;
 let wsBase: string;

@@ -7,8 +7,8 @@ import { callbackParams, computeRequestSignature, createTelephonyAccountStore } 
 import { createInProcessVoiceConcurrencyLimiter, voiceSettingsOf } from '@parley/voice';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createVoiceWorld, type VoiceWorld } from '../../testing/voice/voiceWorld.js';
 import { createPageCache } from '../pageCache.js';
-import { createVoiceWorld, type VoiceWorld } from './voiceWorld.js';
 
 const PUBLIC = 'https://parley.example.com';
 let world: VoiceWorld;

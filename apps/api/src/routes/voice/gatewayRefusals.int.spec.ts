@@ -1,7 +1,7 @@
 import { createInProcessVoiceConcurrencyLimiter } from '@parley/voice';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENV, gatewayKit, type Json, openGateway, TOKEN } from './gatewayKit.js';
-import { createVoiceWorld, type VoiceWorld } from './voiceWorld.js';
+import { ENV, gatewayKit, type Json, openGateway, TOKEN } from '../../testing/voice/gatewayKit.js';
+import { createVoiceWorld, type VoiceWorld } from '../../testing/voice/voiceWorld.js';
 
 let world: VoiceWorld;
 let kit: ReturnType<typeof gatewayKit>;

@@ -10,8 +10,8 @@ import {
   VOICE_CALL_METRICS_TRACE,
 } from '@parley/voice';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayKit, openGateway, TOKEN } from './gatewayKit.js';
-import { createVoiceWorld, type VoiceWorld } from './voiceWorld.js';
+import { gatewayKit, openGateway, TOKEN } from '../../testing/voice/gatewayKit.js';
+import { createVoiceWorld, type VoiceWorld } from '../../testing/voice/voiceWorld.js';
 
 let world: VoiceWorld;
 let kit: ReturnType<typeof gatewayKit>;

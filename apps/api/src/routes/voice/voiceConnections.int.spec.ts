@@ -14,7 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { type ChannelWorld, PUBLIC_BASE_URL } from '../../testing/channels/channelWorld.js';
-import { startVoiceChannelWorld, VOICE_ENV } from './voiceChannelWorld.js';
+import { startVoiceChannelWorld, VOICE_ENV } from '../../testing/voice/voiceChannelWorld.js';
 
 let world: ChannelWorld;
 let limiter: VoiceConcurrencyLimiter;

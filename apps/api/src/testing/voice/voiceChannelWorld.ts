@@ -5,8 +5,8 @@ import {
   type VoiceConcurrencyLimiter,
   voiceSettingsOf,
 } from '@parley/voice';
-import { type ChannelWorld, createChannelWorld, PUBLIC_BASE_URL } from '../../testing/channels/channelWorld.js';
-import { connectionAccount } from './connectionWebhook.js';
+import { connectionAccount } from '../../routes/voice/connectionWebhook.js';
+import { type ChannelWorld, createChannelWorld, PUBLIC_BASE_URL } from '../channels/channelWorld.js';
 
 /** Test-only: voice settings of the voice connection tests (pipeline with the offline engines). */
 export const VOICE_ENV: Record<string, string> = {

@@ -7,7 +7,7 @@ import {
 } from '@parley/voice';
 import { expect } from 'vitest';
 import { WebSocket } from 'ws';
-import type { VoiceGatewayRouteOptions } from './gatewaySocket.js';
+import type { VoiceGatewayRouteOptions } from '../../routes/voice/gatewaySocket.js';
 import type { VoiceWorld } from './voiceWorld.js';
 
 /** Test-only helpers of the voice gateway socket specs. */
