@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRoomServiceStub } from './testing/roomServiceStub.js';
 import { cleanEnv, parleyBin, repoRoot, runCli } from './testing/runCli.js';
 
 /**
@@ -52,26 +53,18 @@ describe.skipIf(!available && process.env.CI !== 'true')('voice limits across tw
   let key = '';
   let projectId = '';
   let logs = '';
-  // The token route creates each room through the room service (Twirp JSON): a local one that
-  // answers every CreateRoom with the room, as LiveKit's does.
-  const rooms = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk) => (body += chunk));
-    request.on('end', () => {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ name: (JSON.parse(body || '{}') as { name?: string }).name ?? '' }));
-    });
-  });
+  let rooms: Awaited<ReturnType<typeof startRoomServiceStub>> | undefined;
 
   beforeAll(async () => {
     if (!available) throw new Error(`CI=true and no Redis at ${REDIS_URL}`);
-    await new Promise<void>((resolve) => rooms.listen(0, '127.0.0.1', resolve));
+    // The token route creates each room through the room service: a local one accepts them.
+    rooms = await startRoomServiceStub();
     db = await createTestDatabase();
     const env = cleanEnv({
       DATABASE_URL: db.url,
       REDIS_URL,
       VOICE_ENABLED: 'true',
-      VOICE_RTC_URL: `ws://127.0.0.1:${(rooms.address() as AddressInfo).port}`,
+      VOICE_RTC_URL: rooms.url,
       VOICE_RTC_API_KEY: 'APIbench',
       VOICE_RTC_API_SECRET: randomBytes(24).toString('hex'),
       // The per-tenant limit binds: the global one (a key every run shares, in a Redis that outlives
@@ -126,8 +119,7 @@ describe.skipIf(!available && process.env.CI !== 'true')('voice limits across tw
       ),
     );
     await db?.close();
-    rooms.closeAllConnections();
-    await new Promise((resolve) => rooms.close(resolve));
+    await rooms?.close();
   });
 
   it(`admits exactly ${MAX_ROOMS} rooms of the tenant across both processes; the rest are 429`, async () => {

@@ -30,7 +30,7 @@ const errorOf = (res: { statusCode: number; json(): unknown }) => ({
 describe('OpenAPI', () => {
   it('documents the voice connection webhook in a valid OpenAPI 3.1 document', async () => {
     const document = (await world.app.inject('/openapi.json')).json();
-    const routes = [{ method: 'POST', url: '/api/v1/channels/voice/webhook/{identifier}' }];
+    const routes = [{ method: 'POST', url: '/api/v1/channels/voice/webhook/{connectionIdentifier}' }];
     expect(openApiProblems(document, routes)).toEqual([]);
   });
 });

@@ -28,7 +28,8 @@ export interface VoiceConnectionWebhookOptions {
 }
 
 /** The advertised webhook of `voice` connections on the Twilio-style provider (manifest providers.ts). */
-export const VOICE_CONNECTION_WEBHOOK_PATH = '/api/v1/channels/voice/webhook/:identifier';
+// The parameter is named as in the generic channel webhook route (webhooks.ts).
+export const VOICE_CONNECTION_WEBHOOK_PATH = '/api/v1/channels/voice/webhook/:connectionIdentifier';
 /** The stream parameter naming the connection, so the media WebSocket finds the call's auth token. */
 export const CONNECTION_STREAM_PARAMETER = 'connectionId';
 
@@ -96,7 +97,7 @@ export const voiceConnectionWebhookRoutes: FastifyPluginAsync<VoiceConnectionWeb
     operationId: 'voiceConnectionWebhook',
     validation: 'document',
     params: z.object({
-      identifier: z.string().describe('The connection’s externalIdentifier (e.g. its number)'),
+      connectionIdentifier: z.string().describe('The connection’s externalIdentifier (e.g. its number)'),
     }),
     querystring: query,
     headers: z.object({ 'x-twilio-signature': z.string() }),
@@ -126,8 +127,8 @@ export const voiceConnectionWebhookRoutes: FastifyPluginAsync<VoiceConnectionWeb
       503: errorResponses.standard,
     },
     handler: async (request, reply) => {
-      const { identifier } = request.params as { identifier: string };
-      const found = await options.connections.resolve('voice', identifier);
+      const { connectionIdentifier } = request.params as { connectionIdentifier: string };
+      const found = await options.connections.resolve('voice', connectionIdentifier);
       const connection = found?.active && (found.provider ?? 'twilio') === 'twilio' ? found : null;
       if (connection === null)
         throw new HttpError('NOT_FOUND', 404, 'No channel connection for this identifier');
