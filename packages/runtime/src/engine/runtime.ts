@@ -4,6 +4,7 @@ import { createAgentStore } from '../agents/store.js';
 import { SessionNotFoundError } from '../errors.js';
 import { createSuspensionStore } from '../suspensions/suspensionStore.js';
 import { newSpanId, newTraceId } from './ids.js';
+import { openRealtimeNow } from './realtime/realtimeConversation.js';
 import { loadSession } from './session/loadSession.js';
 import { createSessionViewCache } from './session/sessionViewCache.js';
 import { APPEND_ATTEMPTS } from './turn/recordTurn.js';
@@ -119,5 +120,5 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     }
   }
 
-  return { runTurn, resume, endSession };
+  return { runTurn, resume, endSession, openRealtime: (req) => openRealtimeNow(parts, req) };
 }

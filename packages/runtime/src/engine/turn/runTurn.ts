@@ -27,7 +27,7 @@ function userContent(text: string, actionEvent: Record<string, unknown> | undefi
 }
 
 /** Append 1: the user's message (with SessionStarted for a new session), its text as the input guardrails left it. */
-function firstEvents(
+export function firstEvents(
   req: TurnRequest,
   opened: OpenedSession,
   ctx: TurnContext,
