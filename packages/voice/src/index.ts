@@ -68,6 +68,43 @@ export {
   type VoiceCallMetrics,
 } from './pipeline/pipelineCall.js';
 export {
+  createOpenAiRealtimeProvider,
+  DEFAULT_OPENAI_REALTIME_MODEL,
+  DEFAULT_OPENAI_REALTIME_URL,
+  OPENAI_REALTIME_PROVIDER,
+  type OpenAiRealtimeOptions,
+} from './realtime/openAiRealtime.js';
+export {
+  alawToLinear,
+  bytesPerMs,
+  createInboundConverter,
+  createOutboundConverter,
+  linearToAlaw,
+  type OutboundConverter,
+  PCM16_SAMPLE_RATE,
+  type RealtimeAudioFormat,
+} from './realtime/realtimeAudio.js';
+export {
+  type RealtimeCallEnd,
+  type RealtimeCallOptions,
+  startRealtimeCall,
+} from './realtime/realtimeCall.js';
+export type {
+  RealtimeEvent,
+  RealtimeFunction,
+  RealtimeResponseStatus,
+  RealtimeSession,
+  RealtimeSessionConfig,
+  RealtimeUsage,
+  RealtimeVoiceProvider,
+} from './realtime/realtimeProvider.js';
+export type {
+  RealtimeAgentConversation,
+  RealtimeAgentTurn,
+  RealtimeResponseRecord,
+} from './realtime/realtimeTurns.js';
+export { chooseVoiceMode, realtimeProviderOf, type VoiceModeChoice } from './realtime/voiceMode.js';
+export {
   liveKitRoomService,
   type RoomService,
   RoomServiceUnavailableError,

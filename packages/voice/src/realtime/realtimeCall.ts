@@ -1,0 +1,389 @@
+import { decodeMulaw, FRAME_MS, FRAME_SAMPLES, rms } from '../pipeline/audio.js';
+import type { CallOutput, PipelineCall, VoiceCallMetrics } from '../pipeline/pipelineCall.js';
+import { createInboundConverter, createOutboundConverter, type OutboundConverter } from './realtimeAudio.js';
+import type {
+  RealtimeEvent,
+  RealtimeSession,
+  RealtimeSessionConfig,
+  RealtimeVoiceProvider,
+} from './realtimeProvider.js';
+import {
+  newTurnState,
+  type RealtimeAgentConversation,
+  readyToRecord,
+  type TurnState,
+} from './realtimeTurns.js';
+
+export type RealtimeCallEnd = 'max_session_duration' | 'conversation_ended' | 'provider_closed';
+
+export interface RealtimeCallOptions {
+  provider: RealtimeVoiceProvider;
+  session: RealtimeSessionConfig;
+  conversation: RealtimeAgentConversation;
+  output: CallOutput;
+  /** voice.realtime.maxSessionDurationMs: the call is ended when it is reached. */
+  maxSessionDurationMs: number;
+  /** The call must end (the media stream's owner closes it, then calls stop()). */
+  onEnd(reason: RealtimeCallEnd): void;
+  onError?: (err: unknown) => void;
+  /** How long a turn waits for the caller's transcript after its answer (default 3 s). */
+  transcriptWaitMs?: number;
+  now?: () => number;
+}
+
+interface ResponseState {
+  id: string;
+  turn: TurnState;
+  startedAt: Date;
+  t0: number;
+  firstAudioAt: number | null;
+  transcript: string;
+  calls: Array<{ name: string; done: Promise<{ callId: string; output: string; ending: boolean }> }>;
+  cancelled: boolean;
+  audioSent: boolean;
+  out: OutboundConverter;
+}
+
+/** Energy below which an inbound frame counts as silence (as the pipeline's endpointer). */
+const SILENCE_RMS = 500;
+
+/**
+ * One telephony call in `realtime` mode: caller audio converted and appended to the provider's
+ * session; its audio deltas converted to µ-law frames on the media stream; function calls run by
+ * the agent side and answered (function_call_output, response.create); caller speech during a
+ * response is a barge-in (response.cancel and the provider's `clear`). Each utterance is a turn
+ * recorded by the agent side once answered and transcribed. Same handle as a pipeline call.
+ */
+export async function startRealtimeCall(options: RealtimeCallOptions): Promise<PipelineCall> {
+  const bridge = new RealtimeBridge(options);
+  await bridge.connect();
+  return {
+    pushAudio: (mulaw) => bridge.pushAudio(mulaw),
+    markPlayed: (name) => bridge.markPlayed(name),
+    stop: () => bridge.stop(),
+    get sessionId() {
+      return bridge.sessionId;
+    },
+  };
+}
+
+class RealtimeBridge {
+  private session: RealtimeSession | null = null;
+  private readonly now: () => number;
+  private readonly startedAt: number;
+  private readonly inbound: (mulaw: Uint8Array) => Uint8Array;
+  private readonly turns: TurnState[] = [];
+  private readonly byItem = new Map<string, TurnState>();
+  private current: TurnState | null = null;
+  private readonly responses = new Map<string, ResponseState>();
+  private active: ResponseState | null = null;
+  /** The mark after the last audio sent, not yet echoed: the caller is hearing the agent. */
+  private playing: { mark: string; turn: TurnState } | null = null;
+  private marks = 0;
+  private endAfterPlayed = false;
+  private stopped = false;
+  private readonly timer: NodeJS.Timeout;
+  sessionId: string | null = null;
+  private readonly stats = {
+    utterances: 0,
+    bargeIns: 0,
+    silenceFrames: 0,
+    emptyTranscripts: 0,
+    failed: 0,
+    turns: 0,
+  };
+  private readonly responseTimes: number[] = [];
+
+  constructor(private readonly options: RealtimeCallOptions) {
+    this.now = options.now ?? Date.now;
+    this.startedAt = this.now();
+    this.inbound = createInboundConverter(options.session.audioFormat);
+    this.timer = setTimeout(() => this.end('max_session_duration'), options.maxSessionDurationMs);
+  }
+
+  async connect(): Promise<void> {
+    try {
+      this.session = await this.options.provider.connect(this.options.session, (e) => this.onEvent(e));
+    } catch (err) {
+      clearTimeout(this.timer);
+      throw err;
+    }
+  }
+
+  private end(reason: Parameters<RealtimeCallOptions['onEnd']>[0]): void {
+    if (!this.stopped) this.options.onEnd(reason);
+  }
+
+  pushAudio(mulaw: Uint8Array): void {
+    if (this.stopped || this.session === null) return;
+    for (let i = 0; i + FRAME_SAMPLES <= mulaw.length; i += FRAME_SAMPLES)
+      if (rms(decodeMulaw(mulaw.subarray(i, i + FRAME_SAMPLES))) < SILENCE_RMS) this.stats.silenceFrames += 1;
+    this.session.appendAudio(this.inbound(mulaw));
+  }
+
+  markPlayed(name: string): void {
+    if (this.playing?.mark !== name) return;
+    this.playing = null;
+    if (this.endAfterPlayed) this.end('conversation_ended');
+  }
+
+  private onEvent(event: RealtimeEvent): void {
+    if (this.stopped) return;
+    switch (event.type) {
+      case 'speech_started':
+        this.speechStarted(event.itemId);
+        return;
+      case 'speech_stopped':
+        this.turnOf(event.itemId).speechStoppedAt = this.now();
+        return;
+      case 'input_committed':
+        this.current = this.turnOf(event.itemId);
+        return;
+      case 'user_transcript':
+      case 'user_transcript_failed': {
+        const turn = this.turnOf(event.itemId);
+        turn.userText = event.type === 'user_transcript' ? event.transcript.trim() : '';
+        if (turn.userText === '') this.stats.emptyTranscripts += 1;
+        this.record();
+        return;
+      }
+      case 'response_started':
+        this.responseStarted(event.responseId);
+        return;
+      case 'audio':
+        this.audio(event.responseId, event.audio);
+        return;
+      case 'transcript_delta': {
+        const response = this.responses.get(event.responseId);
+        if (response !== undefined) response.transcript += event.delta;
+        return;
+      }
+      case 'function_call':
+        this.functionCall(event);
+        return;
+      case 'response_done':
+        this.responseDone(event);
+        return;
+      case 'error':
+        this.options.onError?.(new Error(`realtime provider error ${event.code}: ${event.message}`));
+        return;
+      case 'closed':
+        this.end('provider_closed');
+        return;
+      default: {
+        const exhaustive: never = event;
+        throw new Error(`unhandled realtime event ${JSON.stringify(exhaustive)}`);
+      }
+    }
+  }
+
+  private turnOf(itemId: string | null): TurnState {
+    const known = itemId === null ? undefined : this.byItem.get(itemId);
+    if (known !== undefined) return known;
+    const turn = newTurnState(itemId, this.options.conversation.beginTurn());
+    this.turns.push(turn);
+    if (itemId !== null) this.byItem.set(itemId, turn);
+    return turn;
+  }
+
+  private speechStarted(itemId: string): void {
+    this.stats.utterances += 1;
+    const response = this.active;
+    if (response !== null || this.playing !== null) {
+      this.stats.bargeIns += 1;
+      if (response !== null && !response.cancelled) {
+        response.cancelled = true;
+        response.turn.interrupted = true;
+        this.session?.cancelResponse(response.id);
+      }
+      if (this.playing !== null) this.playing.turn.interrupted = true;
+      this.playing = null;
+      this.endAfterPlayed = false;
+      this.options.output.clear();
+    }
+    this.turnOf(itemId);
+  }
+
+  private responseStarted(responseId: string): void {
+    const turn = this.current ?? this.turnOf(null);
+    // Earlier turns get no more responses.
+    for (const t of this.turns) if (t !== turn && t.pending === 0) t.answered = true;
+    turn.pending += 1;
+    turn.hadResponse = true;
+    const response: ResponseState = {
+      id: responseId,
+      turn,
+      startedAt: new Date(),
+      t0: this.now(),
+      firstAudioAt: null,
+      transcript: '',
+      calls: [],
+      cancelled: false,
+      audioSent: false,
+      out: createOutboundConverter(this.options.session.audioFormat),
+    };
+    this.responses.set(responseId, response);
+    this.active = response;
+    this.record();
+  }
+
+  private audio(responseId: string, audio: Uint8Array): void {
+    const response = this.responses.get(responseId);
+    if (response === undefined || response.cancelled) return;
+    const at = this.now();
+    if (response.firstAudioAt === null) {
+      response.firstAudioAt = at;
+      const turn = response.turn;
+      if (turn.speechStoppedAt !== null && !turn.responseTimed) {
+        turn.responseTimed = true;
+        this.responseTimes.push(Math.max(0, at - turn.speechStoppedAt));
+      }
+    }
+    this.send(response, response.out.push(audio));
+  }
+
+  private send(response: ResponseState, frames: Uint8Array[]): void {
+    if (frames.length === 0) return;
+    for (const frame of frames) this.options.output.media(frame);
+    response.audioSent = true;
+    // Playing until the mark sent after this response's audio comes back.
+    this.playing = { mark: '', turn: response.turn };
+  }
+
+  private functionCall(event: Extract<RealtimeEvent, { type: 'function_call' }>): void {
+    const response = this.responses.get(event.responseId);
+    if (response === undefined) return;
+    const done = response.turn.turn
+      .runTool({ id: event.callId, name: event.name, arguments: event.arguments })
+      .catch((err: unknown) => {
+        this.options.onError?.(err);
+        return { output: JSON.stringify({ error: 'tool_failed' }), status: 'error' as const, ending: false };
+      })
+      .then((result) => ({ callId: event.callId, output: result.output, ending: result.ending }));
+    response.calls.push({ name: event.name, done });
+  }
+
+  private responseDone(event: Extract<RealtimeEvent, { type: 'response_done' }>): void {
+    const response = this.responses.get(event.responseId);
+    if (response === undefined) return;
+    this.responses.delete(event.responseId);
+    if (this.active === response) this.active = null;
+    const turn = response.turn;
+    if (!response.cancelled) {
+      this.send(response, response.out.flush());
+      if (response.audioSent) {
+        this.marks += 1;
+        const mark = `rt-${this.marks}`;
+        this.options.output.mark(mark);
+        this.playing = { mark, turn };
+      }
+    }
+    if (event.status === 'failed') this.stats.failed += 1;
+    turn.turn.recordResponse({
+      responseId: response.id,
+      provider: this.options.provider.name,
+      model: this.options.session.model,
+      status: event.status,
+      usage: event.usage,
+      startedAt: response.startedAt,
+      latencyMs: Math.max(0, this.now() - response.t0),
+      timeToFirstAudioMs: response.firstAudioAt === null ? null : response.firstAudioAt - response.t0,
+      transcript: response.transcript,
+      functionCalls: response.calls.map((c) => c.name),
+      ...(event.error === undefined ? {} : { error: event.error }),
+    });
+    if (response.transcript.trim() !== '') turn.agentText.push(response.transcript.trim());
+    turn.pending -= 1;
+    if (response.calls.length > 0 && event.status === 'completed') {
+      turn.pending += 1; // the response answering the function outputs
+      void this.answerCalls(response);
+      return;
+    }
+    turn.answered = true;
+    this.record();
+  }
+
+  /** Function outputs back to the model, then a response to them (unless the caller spoke meanwhile). */
+  private async answerCalls(response: ResponseState): Promise<void> {
+    const results = await Promise.all(response.calls.map((c) => c.done));
+    const turn = response.turn;
+    turn.pending -= 1;
+    if (this.stopped) return;
+    for (const r of results) this.session?.sendFunctionOutput(r.callId, r.output);
+    if (this.active === null && !turn.interrupted) this.session?.createResponse();
+    else turn.answered = true;
+    this.record();
+  }
+
+  /** Records every turn that is ready, in the order turns began (a turn not ready holds the later ones). */
+  private record(force = false): void {
+    for (const turn of this.turns) {
+      if (turn.recording !== null) continue;
+      if (turn.answered && !turn.hadResponse) {
+        // An utterance nothing answered (a false start): not a turn.
+        turn.recording = Promise.resolve();
+        continue;
+      }
+      if (force) {
+        if (!turn.hadResponse && !turn.userText) continue;
+        turn.answered = true;
+        turn.pending = 0;
+        turn.userText ??= '';
+      }
+      if (turn.answered && turn.pending === 0 && turn.userText === null) this.awaitTranscript(turn);
+      if (!readyToRecord(turn)) return;
+      if (turn.transcriptTimer !== null) clearTimeout(turn.transcriptTimer);
+      if (turn.hadResponse) this.stats.turns += 1;
+      turn.recording = turn.turn
+        .finish({
+          userText: turn.userText ?? '',
+          agentText: turn.agentText.join(' '),
+          interrupted: turn.interrupted,
+        })
+        .then((recorded) => {
+          this.sessionId = recorded.sessionId;
+          if (recorded.ended) this.endWhenPlayed();
+        })
+        .catch((err: unknown) => this.options.onError?.(err));
+    }
+  }
+
+  private awaitTranscript(turn: TurnState): void {
+    if (turn.transcriptTimer !== null) return;
+    turn.transcriptTimer = setTimeout(() => {
+      turn.userText ??= '';
+      this.record();
+    }, this.options.transcriptWaitMs ?? 3000);
+  }
+
+  private endWhenPlayed(): void {
+    if (this.playing === null) this.end('conversation_ended');
+    else this.endAfterPlayed = true;
+  }
+
+  async stop(): Promise<VoiceCallMetrics> {
+    if (!this.stopped) {
+      clearTimeout(this.timer);
+      for (const turn of this.turns) if (turn.transcriptTimer !== null) clearTimeout(turn.transcriptTimer);
+      this.record(true);
+      this.stopped = true;
+      this.session?.close();
+    }
+    await Promise.all(this.turns.map((t) => t.recording));
+    const replies = this.turns.filter((t) => t.hadResponse).length;
+    const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
+    return {
+      callDurationMs: Math.max(0, this.now() - this.startedAt),
+      firstResponseTimeMs: this.responseTimes[0] ?? null,
+      turnCount: this.stats.turns,
+      sttConfidence: null,
+      bargeInCount: this.stats.bargeIns,
+      bargeInRate: replies === 0 ? 0 : this.stats.bargeIns / replies,
+      silenceDurationMs: this.stats.silenceFrames * FRAME_MS,
+      utteranceCount: this.stats.utterances,
+      emptyTranscripts: this.stats.emptyTranscripts,
+      failedTurns: this.stats.failed,
+      meanResponseTimeMs: mean(this.responseTimes),
+    };
+  }
+}
