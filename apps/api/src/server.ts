@@ -148,14 +148,14 @@ export async function createApiServer(system: ApiDependencies): Promise<ApiServe
     voice: voiceServices(system, auth),
     telephonyVoice: voiceApi.telephony,
     rtcVoice: voiceApi.rtc,
-    // The voice gateway's media WebSocket (pipeline mode): each utterance is a turn of the chat runtime.
-    voiceMedia: voiceApi.media(chat.options.runtime, channelConnections),
+    // The voice gateway's media WebSocket: pipeline turns and realtime conversations of the chat runtime.
+    voiceMedia: voiceApi.media(chat.runtime, channelConnections),
     // The voice gateway socket (voice_gateway, byoc_sip) and the voice connections' webhook: their
     // connections' secrets need CHANNEL_CREDENTIALS_KEY.
     ...(channelConnections === null
       ? {}
       : {
-          voiceGateway: voiceApi.gateway(chat.options.runtime, channelConnections),
+          voiceGateway: voiceApi.gateway(chat.runtime, channelConnections),
           voiceConnections: voiceApi.connections(channelConnections),
         }),
     chat: chat.options,

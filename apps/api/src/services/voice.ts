@@ -3,7 +3,12 @@ import type { AuthStore } from '@parley/auth';
 import { type IngestResponse, type IngestScope, ingest } from '@parley/ingest';
 import { type ProcessDependencies, telephonyAccountsOf } from '@parley/process-services';
 import { handleRecordingStatusCallback } from '@parley/telephony';
-import { voiceLimiterFromConfig, voiceSettingsOf } from '@parley/voice';
+import {
+  createOpenAiRealtimeProvider,
+  type RealtimeVoiceProvider,
+  voiceLimiterFromConfig,
+  voiceSettingsOf,
+} from '@parley/voice';
 import {
   CONNECTION_STREAM_PARAMETER,
   connectionAccount,
@@ -104,6 +109,7 @@ export function voiceApiServices(
       runtime,
       settings,
       limiter,
+      realtimeProviders: realtimeProvidersOf(config),
     }),
     connections: (connections) => ({
       connections,
@@ -115,4 +121,19 @@ export function voiceApiServices(
     gateway: (runtime, connections) => ({ connections, store, runtime, settings, limiter }),
     close,
   };
+}
+
+/**
+ * The realtime (native audio) providers: `openai` once OPENAI_API_KEY or VOICE_REALTIME_URL is set
+ * and VOICE_REALTIME_ENABLED is on (docs/voice.md "Realtime mode").
+ */
+export function realtimeProvidersOf(config: ProcessDependencies['config']): RealtimeVoiceProvider[] {
+  if (!config.VOICE_REALTIME_ENABLED) return [];
+  if (config.OPENAI_API_KEY === undefined && config.VOICE_REALTIME_URL === undefined) return [];
+  return [
+    createOpenAiRealtimeProvider({
+      ...(config.VOICE_REALTIME_URL === undefined ? {} : { url: config.VOICE_REALTIME_URL }),
+      ...(config.OPENAI_API_KEY === undefined ? {} : { apiKey: config.OPENAI_API_KEY }),
+    }),
+  ];
 }

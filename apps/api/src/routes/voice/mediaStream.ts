@@ -9,6 +9,7 @@ import {
   type EndpointingOptions,
   MEDIA_STREAM_PATH,
   type PipelineCall,
+  type RealtimeVoiceProvider,
   type SpeechToText,
   STREAM_TOKEN_PARAMETER,
   speechToTextOf,
@@ -21,6 +22,7 @@ import {
 } from '@parley/voice';
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import { realtimeStreamFor } from './realtimeStream.js';
 
 export interface VoiceMediaRouteOptions {
   /**
@@ -32,8 +34,11 @@ export interface VoiceMediaRouteOptions {
     parameters: Readonly<Record<string, string>>,
   ): Promise<(TelephonyAccountSecrets & { agentName?: string | undefined }) | null>;
   store: EventStore;
-  /** The agent of the call: each utterance is one runTurn (channel `voice_pipeline`, channelType `pstn`). */
-  runtime: Pick<Runtime, 'runTurn'>;
+  /**
+   * The agent of the call: in pipeline mode each utterance is one runTurn (channel `voice_pipeline`,
+   * channelType `pstn`); in realtime mode a realtime conversation (openRealtime, channel `voice_realtime`).
+   */
+  runtime: Pick<Runtime, 'runTurn' | 'openRealtime'>;
   settings: VoiceSettings;
   /** The limiter /voice/connect admitted the call with: the stream's end frees the call's slot (as its final status does). */
   limiter?: VoiceConcurrencyLimiter;
@@ -41,6 +46,8 @@ export interface VoiceMediaRouteOptions {
   stt?: SpeechToText;
   tts?: TextToSpeech;
   endpointing?: EndpointingOptions;
+  /** Native audio model providers; voice.realtime.defaultProvider picks one (realtime and auto modes). */
+  realtimeProviders?: readonly RealtimeVoiceProvider[];
   /** A socket that sends no valid `start` within this long is closed (1008). Default 10 s. */
   startTimeoutMs?: number;
 }
@@ -80,6 +87,9 @@ const NOT_JSON = 1007;
 
 interface CallContext {
   call: PipelineCall;
+  /** How the call is answered, and by what (the metrics trace's engines). */
+  mode: 'pipeline' | 'realtime';
+  engines: { stt: string; tts: string; realtimeModel?: string };
   streamSid: string;
   callSid: string;
   tenantId: string;
@@ -147,9 +157,8 @@ export const voiceMediaRoutes: FastifyPluginAsync<VoiceMediaRouteOptions> = asyn
             tenantId: ctx.tenantId,
             callSid: ctx.callSid,
             streamSid: ctx.streamSid,
-            mode: 'pipeline',
-            stt: stt?.name ?? 'none',
-            tts: tts?.name ?? 'none',
+            mode: ctx.mode,
+            ...ctx.engines,
             startedAt: ctx.startedAt,
             metrics,
             latencyTargetMs: settings.latencyTargetMs,
@@ -193,13 +202,52 @@ export const voiceMediaRoutes: FastifyPluginAsync<VoiceMediaRouteOptions> = asyn
           socket.close(POLICY, 'unsupported media format (audio/x-mulaw 8000 only)');
           return;
         }
-        if (!settings.enabled || settings.mode === 'realtime' || stt === null || tts === null) {
-          socket.close(UNAVAILABLE, 'voice pipeline not configured');
+        if (!settings.enabled) {
+          socket.close(UNAVAILABLE, 'voice not enabled');
+          return;
+        }
+        const streamSid = start.streamSid;
+        const output = {
+          media: (frame: Uint8Array) =>
+            send({ event: 'media', streamSid, media: { payload: Buffer.from(frame).toString('base64') } }),
+          mark: (name: string) => send({ event: 'mark', streamSid, mark: { name } }),
+          clear: () => send({ event: 'clear', streamSid }),
+        };
+        const base = {
+          streamSid,
+          callSid: start.callSid,
+          tenantId: account.tenantId,
+          projectId: account.projectId,
+          startedAt: new Date(),
+          claimed,
+        };
+        const realtime = await realtimeStreamFor(
+          { runtime: options.runtime, settings, providers: options.realtimeProviders ?? [], log },
+          {
+            ...base,
+            channelType: VOICE_PIPELINE_CHANNEL_TYPE,
+            output,
+            // The cap, the agent's end of the conversation, or the provider gone: the stream ends.
+            onEnd: (reason) => {
+              chain = chain.then(() => finish()).then(() => socket.close(1000, reason));
+            },
+          },
+        );
+        if (realtime.mode === 'unavailable') {
+          socket.close(UNAVAILABLE, realtime.reason);
           return;
         }
         clearTimeout(timer);
+        if (realtime.mode === 'realtime') {
+          const engines = { stt: realtime.provider, tts: realtime.provider, realtimeModel: realtime.model };
+          context = { ...base, mode: 'realtime', engines, call: realtime.call };
+          return;
+        }
+        if (stt === null || tts === null) {
+          socket.close(UNAVAILABLE, 'voice pipeline not configured');
+          return;
+        }
         let sessionId = claimed;
-        const streamSid = start.streamSid;
         const agent = {
           async reply(text: string, onDelta?: (delta: string) => void) {
             // Streamed: the pipeline speaks the reply sentence by sentence as it comes.
@@ -234,27 +282,15 @@ export const voiceMediaRoutes: FastifyPluginAsync<VoiceMediaRouteOptions> = asyn
           },
         };
         context = {
-          streamSid,
-          callSid: start.callSid,
-          tenantId: account.tenantId,
-          projectId: account.projectId,
-          startedAt: new Date(),
-          claimed,
+          ...base,
+          mode: 'pipeline',
+          engines: { stt: stt.name, tts: tts.name },
           call: createPipelineCall({
             stt,
             tts,
             agent,
             ...(options.endpointing === undefined ? {} : { endpointing: options.endpointing }),
-            output: {
-              media: (frame) =>
-                send({
-                  event: 'media',
-                  streamSid,
-                  media: { payload: Buffer.from(frame).toString('base64') },
-                }),
-              mark: (name) => send({ event: 'mark', streamSid, mark: { name } }),
-              clear: () => send({ event: 'clear', streamSid }),
-            },
+            output,
             onError: (err) => log.warn({ err, callSid: start.callSid }, 'voice turn failed'),
           }),
         };
