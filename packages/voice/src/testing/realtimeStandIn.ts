@@ -92,6 +92,7 @@ class StandInSession {
   private itemId: string | null = null;
   private lastItem: string | null = null;
   private active: { id: string; cancelled: boolean } | null = null;
+  private readonly running = new Map<string, { id: string; cancelled: boolean }>();
 
   constructor(
     private readonly socket: WebSocket,
@@ -142,8 +143,11 @@ class StandInSession {
       case 'response.create':
         void this.respond();
         return;
-      case 'response.cancel':
-        if (this.active === null || this.active.cancelled) {
+      case 'response.cancel': {
+        // The named response (published: response_id, else the one in progress), if still running.
+        const named = typeof event.response_id === 'string' ? this.running.get(event.response_id) : undefined;
+        const target = event.response_id === undefined ? this.active : (named ?? null);
+        if (target === null || target.cancelled) {
           this.send({
             type: 'error',
             error: {
@@ -152,8 +156,9 @@ class StandInSession {
               message: 'no response',
             },
           });
-        } else this.active.cancelled = true;
+        } else target.cancelled = true;
         return;
+      }
       default:
         this.send({
           type: 'error',
@@ -214,6 +219,7 @@ class StandInSession {
   private async respond(): Promise<void> {
     const response = { id: nextId('resp'), cancelled: false };
     this.active = response;
+    this.running.set(response.id, response);
     this.send({
       type: 'response.created',
       response: { id: response.id, object: 'realtime.response', status: 'in_progress', output: [] },
@@ -221,6 +227,7 @@ class StandInSession {
     const next = this.script.shift() ?? { kind: 'audio' };
     const output = next.kind === 'audio' ? await this.speak(response) : this.call(response, next);
     if (this.active === response) this.active = null;
+    this.running.delete(response.id);
     const u = this.options.usage ?? { input_tokens: 120, output_tokens: 80, cached_tokens: 20 };
     this.send({
       type: 'response.done',

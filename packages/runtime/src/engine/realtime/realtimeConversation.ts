@@ -73,6 +73,7 @@ export async function openRealtimeNow(
   const suspending = new Set(agent.tools.filter((t) => t.suspend !== undefined).map((t) => t.name));
   const tools = described.tools.filter((t) => t.name !== 'handoff' && !suspending.has(t.name));
   const offered = new Set(tools.map((t) => t.name));
+  const prompt = { instructions: described.system?.content ?? '', tools: tools.map((t) => t.name) };
   const state = { exists: !opened.created, revision: opened.revision, chain: Promise.resolve() };
   const stream = sessionStream(opened.sessionId);
 
@@ -112,7 +113,7 @@ export async function openRealtimeNow(
           ending: ending !== undefined,
         };
       },
-      recordResponse: (facts) => recordResponse(ctx, parts, agent.name, facts),
+      recordResponse: (facts) => recordResponse(ctx, parts, agent.name, prompt, facts),
       finish(input) {
         const done = state.chain.then(async () => {
           if (!state.exists) ctx.trace.add(sessionActive(receivedAt));
@@ -174,7 +175,13 @@ const sessionActive = (at: Date) => ({
 });
 
 /** An `llm_call` span and an LlmCallRecorded (source `runtime`, subtype `realtime_response`). */
-function recordResponse(ctx: TurnContext, parts: RuntimeParts, agentName: string, r: RealtimeResponseFacts) {
+function recordResponse(
+  ctx: TurnContext,
+  parts: RuntimeParts,
+  agentName: string,
+  prompt: { instructions: string; tools: string[] },
+  r: RealtimeResponseFacts,
+) {
   const usage = completeUsage({
     inputTokens: r.usage.inputTokens,
     cachedTokens: Math.min(r.usage.cachedTokens, r.usage.inputTokens),
@@ -234,6 +241,13 @@ function recordResponse(ctx: TurnContext, parts: RuntimeParts, agentName: string
     ...(ctx.storePayloads
       ? {
           payload: json({
+            // The model heard the caller's audio: the prompt is the session it ran in.
+            prompt: {
+              model: r.model,
+              input: 'audio',
+              instructions: prompt.instructions,
+              tools: prompt.tools,
+            },
             response: {
               id: r.responseId,
               status: r.status,
