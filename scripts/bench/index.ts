@@ -8,7 +8,7 @@
  * BENCH_API_*, BENCH_INGEST_*, BENCH_CHAT_*, BENCH_CHANNELS_*, BENCH_HTTP_ASYNC_* ones (_SECONDS, _CLIENTS,
  * _RATE, _TEAM, _POLL_SECONDS, _DOWN_SECONDS, _SCHEDULE), BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (one section or a comma-separated list: `append` (BENCH_APPEND_WRITERS, default 1,8,32), `peer-read` (BENCH_PEER_READ_EVENTS), `rebuild-sessions` (BENCH_REBUILD_SESSION_EVENTS, BENCH_REBUILD_INGEST_RATE),
  * `rebuild`, `lag`, `queries`, `rebuild-ledger`, `ledger-stats` (only when named; BENCH_LEDGER_STATS_RUNS), `api`, `ingest`, `chat`, `tool-turn` (BENCH_TOOL_TURNS), `traces-export`, `channels`,
- * `http-async` or `nats`; the NATS relay's section uses NATS_URL, default nats://127.0.0.1:4222, and
+ * `http-async`, `nats`, `voice` or `voice-realtime` (BENCH_VOICE_REALTIME_UTTERANCES, BENCH_VOICE_REALTIME_MODEL_MS); the NATS relay's section uses NATS_URL, default nats://127.0.0.1:4222, and
  * BENCH_NATS_EVENTS, BENCH_NATS_SECONDS). Results go to stdout as Markdown, progress to stderr.
  */
 import { cpus } from 'node:os';
@@ -36,6 +36,7 @@ import { benchLedgerRebuild } from './rebuildLedger.js';
 import { benchSessionRebuild } from './rebuildSessions.js';
 import { benchToolTurn } from './toolTurn.js';
 import { benchTracesExport } from './tracesExport.js';
+import { benchVoiceRealtime } from './voiceRealtime.js';
 
 const num = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -546,6 +547,31 @@ const header = [
 ];
 await probe.close();
 
+async function voiceRealtimeSection(): Promise<string[]> {
+  const db = await openBenchDatabase(8);
+  try {
+    const shape = {
+      utterances: num('BENCH_VOICE_REALTIME_UTTERANCES', 25),
+      modelDelayMs: num('BENCH_VOICE_REALTIME_MODEL_MS', 200),
+    };
+    log(`voice-realtime: ${shape.utterances} utterances against the Realtime API stand-in…`);
+    const r = await benchVoiceRealtime(db.pool, shape, log);
+    const ms = (n: number) => `${n.toFixed(1)} ms`;
+    return [
+      '### Voice, realtime mode: end of speech to first audio back, against the Realtime API stand-in',
+      '',
+      `One Twilio media stream (signed /voice/connect, then the media WebSocket) in \`voice.mode=realtime\`, pcm16 sessions (8 kHz µ-law ↔ 24 kHz PCM16 both ways), utterances of 400 ms of tone paced at 20 ms per frame; the stand-in's server VAD ends each after 500 ms of silence and answers after ${shape.modelDelayMs} ms with the recorded audio deltas. From the caller's frame that ended the utterance to the first reply frame the caller got; the stand-in's own time (that frame's append received → its first delta sent) subtracted is what Parley adds (both directions through the bridge).`,
+      '',
+      '| utterances | end of speech → first audio p50 | p99 | stand-in own p50 | p99 | Parley added p50 | added p99 | added max | target added p99 | no reply |',
+      '|---|---|---|---|---|---|---|---|---|---|',
+      `| ${r.added.runs} | ${ms(r.total.p50)} | ${ms(r.total.p99)} | ${ms(r.model.p50)} | ${ms(r.model.p99)} | ${ms(r.added.p50)} | ${ms(r.added.p99)} | ${ms(r.added.max)} | < 100 ms | ${r.lost} |`,
+      '',
+    ];
+  } finally {
+    await db.close();
+  }
+}
+
 /** BENCH_ONLY names one section or several, comma-separated (e.g. `chat,channels,http-async`). */
 const named = (name: string) => only?.split(',').includes(name) === true;
 const run = (name: string) => only === undefined || named(name);
@@ -566,5 +592,7 @@ const sections = [
   ...(run('channels') ? await channelsSection() : []),
   ...(run('http-async') ? await httpAsyncSection() : []),
   ...(run('nats') ? await natsSection() : []),
+  // The voice section: `voice` runs every voice bench, `voice-realtime` this one only.
+  ...(run('voice') || only === 'voice-realtime' ? await voiceRealtimeSection() : []),
 ];
 process.stdout.write(`${[...header, ...sections].join('\n')}\n`);
