@@ -1,16 +1,16 @@
-import { decodeMulaw, FRAME_MS, FRAME_SAMPLES, rms } from '../pipeline/audio.js';
 import type { CallOutput, PipelineCall, VoiceCallMetrics } from '../pipeline/pipelineCall.js';
-import { createInboundConverter, createOutboundConverter, type OutboundConverter } from './realtimeAudio.js';
+import { createInboundConverter, createOutboundConverter } from './realtimeAudio.js';
 import type {
   RealtimeEvent,
   RealtimeSession,
   RealtimeSessionConfig,
   RealtimeVoiceProvider,
 } from './realtimeProvider.js';
+import { RealtimeCallStats } from './realtimeStats.js';
 import {
-  newTurnState,
   type RealtimeAgentConversation,
-  readyToRecord,
+  RealtimeTurns,
+  type ResponseState,
   type TurnState,
 } from './realtimeTurns.js';
 
@@ -30,22 +30,6 @@ export interface RealtimeCallOptions {
   transcriptWaitMs?: number;
   now?: () => number;
 }
-
-interface ResponseState {
-  id: string;
-  turn: TurnState;
-  startedAt: Date;
-  t0: number;
-  firstAudioAt: number | null;
-  transcript: string;
-  calls: Array<{ name: string; done: Promise<{ callId: string; output: string; ending: boolean }> }>;
-  cancelled: boolean;
-  audioSent: boolean;
-  out: OutboundConverter;
-}
-
-/** Energy below which an inbound frame counts as silence (as the pipeline's endpointer). */
-const SILENCE_RMS = 500;
 
 /**
  * One telephony call in `realtime` mode: caller audio converted and appended to the provider's
@@ -72,8 +56,7 @@ class RealtimeBridge {
   private readonly now: () => number;
   private readonly startedAt: number;
   private readonly inbound: (mulaw: Uint8Array) => Uint8Array;
-  private readonly turns: TurnState[] = [];
-  private readonly byItem = new Map<string, TurnState>();
+  private readonly turns: RealtimeTurns;
   private current: TurnState | null = null;
   private readonly responses = new Map<string, ResponseState>();
   private active: ResponseState | null = null;
@@ -84,20 +67,20 @@ class RealtimeBridge {
   private stopped = false;
   private readonly timer: NodeJS.Timeout;
   sessionId: string | null = null;
-  private readonly stats = {
-    utterances: 0,
-    bargeIns: 0,
-    silenceFrames: 0,
-    emptyTranscripts: 0,
-    failed: 0,
-    turns: 0,
-  };
-  private readonly responseTimes: number[] = [];
+  private readonly stats = new RealtimeCallStats();
 
   constructor(private readonly options: RealtimeCallOptions) {
     this.now = options.now ?? Date.now;
     this.startedAt = this.now();
     this.inbound = createInboundConverter(options.session.audioFormat);
+    this.turns = new RealtimeTurns(options.conversation, {
+      transcriptWaitMs: options.transcriptWaitMs ?? 3000,
+      onRecorded: (recorded) => {
+        this.sessionId = recorded.sessionId;
+        if (recorded.ended) this.endWhenPlayed();
+      },
+      onError: (err) => options.onError?.(err),
+    });
     this.timer = setTimeout(() => this.end('max_session_duration'), options.maxSessionDurationMs);
   }
 
@@ -116,8 +99,7 @@ class RealtimeBridge {
 
   pushAudio(mulaw: Uint8Array): void {
     if (this.stopped || this.session === null) return;
-    for (let i = 0; i + FRAME_SAMPLES <= mulaw.length; i += FRAME_SAMPLES)
-      if (rms(decodeMulaw(mulaw.subarray(i, i + FRAME_SAMPLES))) < SILENCE_RMS) this.stats.silenceFrames += 1;
+    this.stats.heard(mulaw);
     this.session.appendAudio(this.inbound(mulaw));
   }
 
@@ -134,17 +116,17 @@ class RealtimeBridge {
         this.speechStarted(event.itemId);
         return;
       case 'speech_stopped':
-        this.turnOf(event.itemId).speechStoppedAt = this.now();
+        this.turns.of(event.itemId).speechStoppedAt = this.now();
         return;
       case 'input_committed':
-        this.current = this.turnOf(event.itemId);
+        this.current = this.turns.of(event.itemId);
         return;
       case 'user_transcript':
       case 'user_transcript_failed': {
-        const turn = this.turnOf(event.itemId);
+        const turn = this.turns.of(event.itemId);
         turn.userText = event.type === 'user_transcript' ? event.transcript.trim() : '';
         if (turn.userText === '') this.stats.emptyTranscripts += 1;
-        this.record();
+        this.turns.record();
         return;
       }
       case 'response_started':
@@ -177,15 +159,6 @@ class RealtimeBridge {
     }
   }
 
-  private turnOf(itemId: string | null): TurnState {
-    const known = itemId === null ? undefined : this.byItem.get(itemId);
-    if (known !== undefined) return known;
-    const turn = newTurnState(itemId, this.options.conversation.beginTurn());
-    this.turns.push(turn);
-    if (itemId !== null) this.byItem.set(itemId, turn);
-    return turn;
-  }
-
   private speechStarted(itemId: string): void {
     this.stats.utterances += 1;
     const response = this.active;
@@ -201,13 +174,12 @@ class RealtimeBridge {
       this.endAfterPlayed = false;
       this.options.output.clear();
     }
-    this.turnOf(itemId);
+    this.turns.of(itemId);
   }
 
   private responseStarted(responseId: string): void {
-    const turn = this.current ?? this.turnOf(null);
-    // Earlier turns get no more responses.
-    for (const t of this.turns) if (t !== turn && t.pending === 0) t.answered = true;
+    const turn = this.current ?? this.turns.of(null);
+    this.turns.closeBefore(turn);
     turn.pending += 1;
     turn.hadResponse = true;
     const response: ResponseState = {
@@ -224,7 +196,7 @@ class RealtimeBridge {
     };
     this.responses.set(responseId, response);
     this.active = response;
-    this.record();
+    this.turns.record();
   }
 
   private audio(responseId: string, audio: Uint8Array): void {
@@ -236,7 +208,7 @@ class RealtimeBridge {
       const turn = response.turn;
       if (turn.speechStoppedAt !== null && !turn.responseTimed) {
         turn.responseTimed = true;
-        this.responseTimes.push(Math.max(0, at - turn.speechStoppedAt));
+        this.stats.responded(at - turn.speechStoppedAt);
       }
     }
     this.send(response, response.out.push(audio));
@@ -300,7 +272,7 @@ class RealtimeBridge {
       return;
     }
     turn.answered = true;
-    this.record();
+    this.turns.record();
   }
 
   /** Function outputs back to the model, then a response to them (unless the caller spoke meanwhile). */
@@ -312,48 +284,7 @@ class RealtimeBridge {
     for (const r of results) this.session?.sendFunctionOutput(r.callId, r.output);
     if (this.active === null && !turn.interrupted) this.session?.createResponse();
     else turn.answered = true;
-    this.record();
-  }
-
-  /** Records every turn that is ready, in the order turns began (a turn not ready holds the later ones). */
-  private record(force = false): void {
-    for (const turn of this.turns) {
-      if (turn.recording !== null) continue;
-      if (turn.answered && !turn.hadResponse) {
-        // An utterance nothing answered (a false start): not a turn.
-        turn.recording = Promise.resolve();
-        continue;
-      }
-      if (force) {
-        if (!turn.hadResponse && !turn.userText) continue;
-        turn.answered = true;
-        turn.pending = 0;
-        turn.userText ??= '';
-      }
-      if (turn.answered && turn.pending === 0 && turn.userText === null) this.awaitTranscript(turn);
-      if (!readyToRecord(turn)) return;
-      if (turn.transcriptTimer !== null) clearTimeout(turn.transcriptTimer);
-      if (turn.hadResponse) this.stats.turns += 1;
-      turn.recording = turn.turn
-        .finish({
-          userText: turn.userText ?? '',
-          agentText: turn.agentText.join(' '),
-          interrupted: turn.interrupted,
-        })
-        .then((recorded) => {
-          this.sessionId = recorded.sessionId;
-          if (recorded.ended) this.endWhenPlayed();
-        })
-        .catch((err: unknown) => this.options.onError?.(err));
-    }
-  }
-
-  private awaitTranscript(turn: TurnState): void {
-    if (turn.transcriptTimer !== null) return;
-    turn.transcriptTimer = setTimeout(() => {
-      turn.userText ??= '';
-      this.record();
-    }, this.options.transcriptWaitMs ?? 3000);
+    this.turns.record();
   }
 
   private endWhenPlayed(): void {
@@ -364,26 +295,15 @@ class RealtimeBridge {
   async stop(): Promise<VoiceCallMetrics> {
     if (!this.stopped) {
       clearTimeout(this.timer);
-      for (const turn of this.turns) if (turn.transcriptTimer !== null) clearTimeout(turn.transcriptTimer);
-      this.record(true);
+      const recorded = this.turns.close();
       this.stopped = true;
       this.session?.close();
+      await recorded;
     }
-    await Promise.all(this.turns.map((t) => t.recording));
-    const replies = this.turns.filter((t) => t.hadResponse).length;
-    const mean = (xs: number[]) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
-    return {
-      callDurationMs: Math.max(0, this.now() - this.startedAt),
-      firstResponseTimeMs: this.responseTimes[0] ?? null,
-      turnCount: this.stats.turns,
-      sttConfidence: null,
-      bargeInCount: this.stats.bargeIns,
-      bargeInRate: replies === 0 ? 0 : this.stats.bargeIns / replies,
-      silenceDurationMs: this.stats.silenceFrames * FRAME_MS,
-      utteranceCount: this.stats.utterances,
-      emptyTranscripts: this.stats.emptyTranscripts,
-      failedTurns: this.stats.failed,
-      meanResponseTimeMs: mean(this.responseTimes),
-    };
+    return this.stats.metrics({
+      callDurationMs: this.now() - this.startedAt,
+      turnCount: this.turns.recorded,
+      replies: this.turns.answeredCount(),
+    });
   }
 }

@@ -1,3 +1,4 @@
+import type { OutboundConverter } from './realtimeAudio.js';
 import type { RealtimeUsage } from './realtimeProvider.js';
 
 /** One realtime response as the agent side records it (the runtime's RealtimeResponseFacts). */
@@ -78,3 +79,107 @@ export function newTurnState(itemId: string | null, turn: RealtimeAgentTurn): Tu
 /** A turn is recorded once answered and transcribed (or given up on), in the order turns began. */
 export const readyToRecord = (t: TurnState): boolean =>
   t.recording === null && t.answered && t.pending === 0 && t.userText !== null;
+
+/**
+ * The call's turns, by provider input item, and their recording: each is recorded once answered
+ * and transcribed, waiting at most `transcriptWaitMs` for the transcript, in the order they began
+ * (a turn not ready holds the later ones).
+ */
+export class RealtimeTurns {
+  private readonly turns: TurnState[] = [];
+  private readonly byItem = new Map<string, TurnState>();
+  /** Turns recorded with an answer. */
+  recorded = 0;
+
+  constructor(
+    private readonly conversation: RealtimeAgentConversation,
+    private readonly options: {
+      transcriptWaitMs: number;
+      onRecorded(result: { sessionId: string; ended: boolean }): void;
+      onError(err: unknown): void;
+    },
+  ) {}
+
+  /** The turn of a provider input item (a new one for an unknown item; null: a turn without caller item). */
+  of(itemId: string | null): TurnState {
+    const known = itemId === null ? undefined : this.byItem.get(itemId);
+    if (known !== undefined) return known;
+    const turn = newTurnState(itemId, this.conversation.beginTurn());
+    this.turns.push(turn);
+    if (itemId !== null) this.byItem.set(itemId, turn);
+    return turn;
+  }
+
+  /** Turns before `turn` that wait for no response get no more. */
+  closeBefore(turn: TurnState): void {
+    for (const t of this.turns) if (t !== turn && t.pending === 0) t.answered = true;
+  }
+
+  /** Turns that had at least one response. */
+  answeredCount(): number {
+    return this.turns.filter((t) => t.hadResponse).length;
+  }
+
+  /** Records every turn that is ready; `force` (the call ended): every turn with anything in it. */
+  record(force = false): void {
+    for (const turn of this.turns) {
+      if (turn.recording !== null) continue;
+      if (turn.answered && !turn.hadResponse) {
+        // An utterance nothing answered (a false start): not a turn.
+        turn.recording = Promise.resolve();
+        continue;
+      }
+      if (force) {
+        if (!turn.hadResponse && !turn.userText) continue;
+        turn.answered = true;
+        turn.pending = 0;
+        turn.userText ??= '';
+      }
+      if (turn.answered && turn.pending === 0 && turn.userText === null) this.awaitTranscript(turn);
+      if (!readyToRecord(turn)) return;
+      this.finish(turn);
+    }
+  }
+
+  private finish(turn: TurnState): void {
+    if (turn.transcriptTimer !== null) clearTimeout(turn.transcriptTimer);
+    if (turn.hadResponse) this.recorded += 1;
+    turn.recording = turn.turn
+      .finish({
+        userText: turn.userText ?? '',
+        agentText: turn.agentText.join(' '),
+        interrupted: turn.interrupted,
+      })
+      .then((result) => this.options.onRecorded(result))
+      .catch((err: unknown) => this.options.onError(err));
+  }
+
+  private awaitTranscript(turn: TurnState): void {
+    if (turn.transcriptTimer !== null) return;
+    turn.transcriptTimer = setTimeout(() => {
+      turn.userText ??= '';
+      this.record();
+    }, this.options.transcriptWaitMs);
+  }
+
+  /** The call ended: records what there is and waits for every recording. */
+  async close(): Promise<void> {
+    for (const turn of this.turns) if (turn.transcriptTimer !== null) clearTimeout(turn.transcriptTimer);
+    this.record(true);
+    await Promise.all(this.turns.map((t) => t.recording));
+  }
+}
+
+/** A response of the model in progress: its turn, timing, transcript, function calls and audio. */
+export interface ResponseState {
+  id: string;
+  turn: TurnState;
+  startedAt: Date;
+  t0: number;
+  firstAudioAt: number | null;
+  transcript: string;
+  calls: Array<{ name: string; done: Promise<{ callId: string; output: string; ending: boolean }> }>;
+  cancelled: boolean;
+  audioSent: boolean;
+  out: OutboundConverter;
+}

@@ -9,6 +9,7 @@ import {
   StandInVad,
   samplesOf,
 } from './standInAudio.js';
+import { functionCall, nextId, responseDone } from './standInEvents.js';
 
 /** What the stand-in's next response does. */
 export type StandInResponse = { kind: 'audio' } | { kind: 'function_call'; name: string; arguments: string };
@@ -80,9 +81,6 @@ export async function startRealtimeStandIn(options: RealtimeStandInOptions = {})
   });
   return state;
 }
-
-let ids = 0;
-const nextId = (prefix: string) => `${prefix}_${++ids}`;
 
 class StandInSession {
   private format: StandInFormat = 'audio/pcm';
@@ -228,28 +226,7 @@ class StandInSession {
     const output = next.kind === 'audio' ? await this.speak(response) : this.call(response, next);
     if (this.active === response) this.active = null;
     this.running.delete(response.id);
-    const u = this.options.usage ?? { input_tokens: 120, output_tokens: 80, cached_tokens: 20 };
-    this.send({
-      type: 'response.done',
-      response: {
-        id: response.id,
-        object: 'realtime.response',
-        status: response.cancelled ? 'cancelled' : 'completed',
-        status_details: response.cancelled ? { type: 'cancelled', reason: 'client_cancelled' } : null,
-        output: [output],
-        usage: {
-          total_tokens: u.input_tokens + u.output_tokens,
-          input_tokens: u.input_tokens,
-          output_tokens: u.output_tokens,
-          input_token_details: {
-            cached_tokens: u.cached_tokens,
-            text_tokens: 20,
-            audio_tokens: u.input_tokens - 20,
-          },
-          output_token_details: { text_tokens: 10, audio_tokens: u.output_tokens - 10 },
-        },
-      },
-    });
+    this.send(responseDone(response, output, this.options.usage));
   }
 
   /** Plays the recorded deltas (stops at response.cancel), then the transcript of what was played. */
@@ -292,30 +269,9 @@ class StandInSession {
   }
 
   private call(response: { id: string }, next: { name: string; arguments: string }): Record<string, unknown> {
-    const item = { id: nextId('item'), type: 'function_call', call_id: nextId('call'), name: next.name };
-    const at = { response_id: response.id, item_id: item.id, output_index: 0 };
-    this.send({
-      type: 'response.output_item.added',
-      response_id: response.id,
-      output_index: 0,
-      item: { ...item, arguments: '' },
-    });
-    this.send({
-      type: 'response.function_call_arguments.delta',
-      ...at,
-      call_id: item.call_id,
-      delta: next.arguments,
-    });
-    this.send({
-      type: 'response.function_call_arguments.done',
-      ...at,
-      call_id: item.call_id,
-      name: next.name,
-      arguments: next.arguments,
-    });
-    const done = { ...item, arguments: next.arguments, status: 'completed' };
-    this.send({ type: 'response.output_item.done', response_id: response.id, output_index: 0, item: done });
-    return done;
+    const { events, item } = functionCall(response.id, next);
+    for (const event of events) this.send(event);
+    return item;
   }
 }
 

@@ -109,7 +109,8 @@ async function sessionOfProject(store: EventStore, projectId: string, sessionId:
 
 /**
  * The voice gateway's media WebSocket (`/api/v1/voice/media/<CallSid>`, what `/voice/connect`
- * answers) in `pipeline` mode. Uses the ONE @fastify/websocket registration of app.ts. The
+ * answers), in `pipeline` mode or, by voice.mode, `realtime` (realtimeStream.ts: a native audio
+ * model through the realtime bridge). Uses the ONE @fastify/websocket registration of app.ts. The
  * provider connects, sends `connected`, `start` (with the stream parameters of the connect answer:
  * projectId, sessionId?, streamToken), `media` (20 ms of 8 kHz µ-law, base64), `mark`, `stop`;
  * the gateway answers `media`, `mark` and `clear` (barge-in). At `stop` (or when the socket
