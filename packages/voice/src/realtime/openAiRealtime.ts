@@ -66,6 +66,13 @@ export function createOpenAiRealtimeProvider(options: OpenAiRealtimeOptions = {}
           }),
         createResponse: () => send({ type: 'response.create' }),
         cancelResponse: (responseId) => send({ type: 'response.cancel', response_id: responseId }),
+        truncate: (itemId, audioEndMs) =>
+          send({
+            type: 'conversation.item.truncate',
+            item_id: itemId,
+            content_index: 0,
+            audio_end_ms: audioEndMs,
+          }),
         close: () => {
           if (socket.readyState === WebSocket.OPEN || socket.readyState === WebSocket.CONNECTING)
             socket.close(1000);

@@ -38,8 +38,13 @@ export const serverEventSchema = z.discriminatedUnion('type', [
     error: z.object({ message: z.string().optional() }).loose().optional(),
   }),
   z.object({ type: z.literal('response.created'), response: z.object({ id }).loose() }),
-  z.object({ type: z.literal('response.output_audio.delta'), response_id: id, delta: z.string() }),
-  z.object({ type: z.literal('response.audio.delta'), response_id: id, delta: z.string() }),
+  z.object({
+    type: z.literal('response.output_audio.delta'),
+    response_id: id,
+    item_id: id,
+    delta: z.string(),
+  }),
+  z.object({ type: z.literal('response.audio.delta'), response_id: id, item_id: id, delta: z.string() }),
   z.object({ type: z.literal('response.output_audio_transcript.delta'), response_id: id, delta: z.string() }),
   z.object({ type: z.literal('response.audio_transcript.delta'), response_id: id, delta: z.string() }),
   z.object({
@@ -91,7 +96,12 @@ export function portEventOf(event: ServerEvent): RealtimeEvent | null {
       return { type: 'response_started', responseId: event.response.id };
     case 'response.output_audio.delta':
     case 'response.audio.delta':
-      return { type: 'audio', responseId: event.response_id, audio: Buffer.from(event.delta, 'base64') };
+      return {
+        type: 'audio',
+        responseId: event.response_id,
+        itemId: event.item_id,
+        audio: Buffer.from(event.delta, 'base64'),
+      };
     case 'response.output_audio_transcript.delta':
     case 'response.audio_transcript.delta':
       return { type: 'transcript_delta', responseId: event.response_id, delta: event.delta };

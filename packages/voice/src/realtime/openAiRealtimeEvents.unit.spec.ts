@@ -20,6 +20,7 @@ describe('OpenAI Realtime server events', () => {
     expect(port({ type: 'response.output_audio.delta', ...at, delta })).toEqual({
       type: 'audio',
       responseId: 'resp_1',
+      itemId: 'item_2',
       audio: Buffer.from([1, 2, 3]),
     });
     // The beta name of the same event.

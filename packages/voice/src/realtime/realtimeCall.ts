@@ -1,3 +1,4 @@
+import { FRAME_MS } from '../pipeline/audio.js';
 import type { CallOutput, PipelineCall, VoiceCallMetrics } from '../pipeline/pipelineCall.js';
 import { createInboundConverter, createOutboundConverter } from './realtimeAudio.js';
 import type {
@@ -61,7 +62,7 @@ class RealtimeBridge {
   private readonly responses = new Map<string, ResponseState>();
   private active: ResponseState | null = null;
   /** The mark after the last audio sent, not yet echoed: the caller is hearing the agent. */
-  private playing: { mark: string; turn: TurnState } | null = null;
+  private playing: { mark: string; response: ResponseState } | null = null;
   private marks = 0;
   private endAfterPlayed = false;
   private stopped = false;
@@ -133,7 +134,7 @@ class RealtimeBridge {
         this.responseStarted(event.responseId);
         return;
       case 'audio':
-        this.audio(event.responseId, event.audio);
+        this.audio(event.responseId, event.itemId, event.audio);
         return;
       case 'transcript_delta': {
         const response = this.responses.get(event.responseId);
@@ -169,7 +170,15 @@ class RealtimeBridge {
         response.turn.interrupted = true;
         this.session?.cancelResponse(response.id);
       }
-      if (this.playing !== null) this.playing.turn.interrupted = true;
+      const heard = this.playing?.response;
+      if (heard !== undefined) {
+        heard.turn.interrupted = true;
+        // What the caller heard of it: played in real time since its first frame, at most what was sent.
+        if (heard.itemId !== null && heard.firstFrameAt !== null) {
+          const played = Math.min(heard.audioFrames * FRAME_MS, this.now() - heard.firstFrameAt);
+          this.session?.truncate(heard.itemId, Math.max(0, Math.round(played)));
+        }
+      }
       this.playing = null;
       this.endAfterPlayed = false;
       this.options.output.clear();
@@ -191,7 +200,9 @@ class RealtimeBridge {
       transcript: '',
       calls: [],
       cancelled: false,
-      audioSent: false,
+      itemId: null,
+      audioFrames: 0,
+      firstFrameAt: null,
       out: createOutboundConverter(this.options.session.audioFormat),
     };
     this.responses.set(responseId, response);
@@ -199,9 +210,10 @@ class RealtimeBridge {
     this.turns.record();
   }
 
-  private audio(responseId: string, audio: Uint8Array): void {
+  private audio(responseId: string, itemId: string, audio: Uint8Array): void {
     const response = this.responses.get(responseId);
     if (response === undefined || response.cancelled) return;
+    response.itemId ??= itemId;
     const at = this.now();
     if (response.firstAudioAt === null) {
       response.firstAudioAt = at;
@@ -217,9 +229,10 @@ class RealtimeBridge {
   private send(response: ResponseState, frames: Uint8Array[]): void {
     if (frames.length === 0) return;
     for (const frame of frames) this.options.output.media(frame);
-    response.audioSent = true;
+    response.audioFrames += frames.length;
+    response.firstFrameAt ??= this.now();
     // Playing until the mark sent after this response's audio comes back.
-    this.playing = { mark: '', turn: response.turn };
+    this.playing = { mark: '', response };
   }
 
   private functionCall(event: Extract<RealtimeEvent, { type: 'function_call' }>): void {
@@ -243,11 +256,11 @@ class RealtimeBridge {
     const turn = response.turn;
     if (!response.cancelled) {
       this.send(response, response.out.flush());
-      if (response.audioSent) {
+      if (response.audioFrames > 0) {
         this.marks += 1;
         const mark = `rt-${this.marks}`;
         this.options.output.mark(mark);
-        this.playing = { mark, turn };
+        this.playing = { mark, response };
       }
     }
     if (event.status === 'failed') this.stats.failed += 1;

@@ -181,6 +181,14 @@ describe('a realtime call against the Realtime API stand-in', () => {
     const cancel = standIn.received.find((e) => e.type === 'response.cancel');
     expect(cancel).toEqual({ type: 'response.cancel', response_id: recorded.responses[0]?.responseId });
     expect(recorded.responses[0]?.status).toBe('cancelled');
+    // The model learns how much of its reply the caller heard.
+    const truncate = standIn.received.find((e) => e.type === 'conversation.item.truncate') as
+      | { item_id: string; content_index: number; audio_end_ms: number }
+      | undefined;
+    expect(truncate?.item_id).toMatch(/^item_/);
+    expect(truncate?.content_index).toBe(0);
+    expect(truncate?.audio_end_ms).toBeGreaterThan(0);
+    expect(truncate?.audio_end_ms).toBeLessThanOrEqual(out.media.length * 20);
     expect(recorded.turns[0]?.interrupted).toBe(true);
     expect(out.media.length).toBeLessThan(60);
     speak(silence(300));

@@ -54,7 +54,7 @@ export type RealtimeEvent =
   | { type: 'user_transcript'; itemId: string; transcript: string }
   | { type: 'user_transcript_failed'; itemId: string; message: string }
   | { type: 'response_started'; responseId: string }
-  | { type: 'audio'; responseId: string; audio: Uint8Array }
+  | { type: 'audio'; responseId: string; itemId: string; audio: Uint8Array }
   | { type: 'transcript_delta'; responseId: string; delta: string }
   | { type: 'function_call'; responseId: string; callId: string; name: string; arguments: string }
   | {
@@ -76,5 +76,7 @@ export interface RealtimeSession {
   createResponse(): void;
   /** Stops the response in progress (barge-in). */
   cancelResponse(responseId: string): void;
+  /** The caller heard only the first `audioEndMs` of an assistant item's audio (barge-in). */
+  truncate(itemId: string, audioEndMs: number): void;
   close(): void;
 }

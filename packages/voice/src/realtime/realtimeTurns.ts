@@ -180,6 +180,10 @@ export interface ResponseState {
   transcript: string;
   calls: Array<{ name: string; done: Promise<{ callId: string; output: string; ending: boolean }> }>;
   cancelled: boolean;
-  audioSent: boolean;
+  /** The assistant item its audio belongs to (for conversation.item.truncate). */
+  itemId: string | null;
+  /** 20 ms frames of it sent to the caller, the first one when. */
+  audioFrames: number;
+  firstFrameAt: number | null;
   out: OutboundConverter;
 }

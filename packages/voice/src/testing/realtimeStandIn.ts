@@ -138,6 +138,14 @@ class StandInSession {
         this.lastItem = item.id;
         return;
       }
+      case 'conversation.item.truncate':
+        this.send({
+          type: 'conversation.item.truncated',
+          item_id: event.item_id,
+          content_index: event.content_index ?? 0,
+          audio_end_ms: event.audio_end_ms,
+        });
+        return;
       case 'response.create':
         void this.respond();
         return;
