@@ -1,10 +1,12 @@
 import { storedCallerNumberKey } from '@parley/analytics';
 import type { AuthStore } from '@parley/auth';
 import { type IngestResponse, type IngestScope, ingest } from '@parley/ingest';
+import { ConfigError } from '@parley/platform';
 import { type ProcessDependencies, telephonyAccountsOf } from '@parley/process-services';
 import { handleRecordingStatusCallback } from '@parley/telephony';
 import {
   createOpenAiRealtimeProvider,
+  OPENAI_REALTIME_PROVIDER,
   type RealtimeVoiceProvider,
   voiceLimiterFromConfig,
   voiceSettingsOf,
@@ -129,6 +131,12 @@ export function voiceApiServices(
  */
 export function realtimeProvidersOf(config: ProcessDependencies['config']): RealtimeVoiceProvider[] {
   if (!config.VOICE_REALTIME_ENABLED) return [];
+  const name = config.VOICE_REALTIME_DEFAULT_PROVIDER ?? OPENAI_REALTIME_PROVIDER;
+  if (name !== OPENAI_REALTIME_PROVIDER) {
+    throw new ConfigError([
+      `VOICE_REALTIME_DEFAULT_PROVIDER: no realtime provider ${name} (${OPENAI_REALTIME_PROVIDER} only)`,
+    ]);
+  }
   if (config.OPENAI_API_KEY === undefined && config.VOICE_REALTIME_URL === undefined) return [];
   return [
     createOpenAiRealtimeProvider({
