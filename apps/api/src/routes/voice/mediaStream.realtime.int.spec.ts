@@ -122,7 +122,8 @@ async function newAccount(model = 'gpt-realtime') {
 }
 type Account = Awaited<ReturnType<typeof newAccount>>;
 
-async function listeningApp(settings: VoiceSettings, realtimeUrl: string) {
+/** The API; `realtimeUrl` null: no realtime provider configured. */
+async function listeningApp(settings: VoiceSettings, realtimeUrl: string | null) {
   const accounts = createTelephonyAccountStore(db.pool, keyring);
   const limiter = createInProcessVoiceConcurrencyLimiter();
   const app = await buildApp({
@@ -143,7 +144,10 @@ async function listeningApp(settings: VoiceSettings, realtimeUrl: string) {
       runtime,
       settings,
       limiter,
-      realtimeProviders: [createOpenAiRealtimeProvider({ url: realtimeUrl, apiKey: 'sk-standin' })],
+      realtimeProviders:
+        realtimeUrl === null
+          ? []
+          : [createOpenAiRealtimeProvider({ url: realtimeUrl, apiKey: 'sk-standin' })],
     },
   });
   apps.push(app);
@@ -344,6 +348,7 @@ describe('the media WebSocket in realtime mode (OpenAI Realtime API stand-in)', 
     await client.paced([...thanks, ...silence(800)]);
     await until(() => count('clear') === 1 && count('mark') === 2, 'the barge-in and the third reply');
     expect(standIn.received.filter((e) => e.type === 'response.cancel')).toHaveLength(1);
+    expect(standIn.received.filter((e) => e.type === 'conversation.item.truncate')).toHaveLength(1);
 
     client.send({ event: 'stop', streamSid, stop: { accountSid: account.accountSid, callSid } });
     expect((await client.closed).code).toBe(1000);
@@ -441,6 +446,15 @@ describe('the media WebSocket in realtime mode (OpenAI Realtime API stand-in)', 
     } finally {
       await local.close();
     }
+  });
+
+  it('closes 1011 in realtime mode without a realtime provider', async () => {
+    const { app, wsBase } = await listeningApp(settingsOf({ VOICE_MODE: 'realtime' }), null);
+    const account = await newAccount();
+    const { path, parameters } = await connect(app, account, 'CA_no_provider');
+    const client = await openStream(wsBase, path, account, 'CA_no_provider', 'MZ_no_provider');
+    client.start(parameters);
+    expect(await client.closed).toEqual({ code: 1011, reason: 'realtime provider not configured' });
   });
 
   it('closes 1011 in realtime mode when the provider is unreachable', async () => {
