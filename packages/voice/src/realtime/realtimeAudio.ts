@@ -97,25 +97,29 @@ export interface OutboundConverter {
 }
 
 export function createOutboundConverter(format: RealtimeAudioFormat): OutboundConverter {
-  let pending: number[] = [];
+  let pending = new Uint8Array(0);
   const frames = (final: boolean): Uint8Array[] => {
     const out: Uint8Array[] = [];
     let i = 0;
     for (; i + FRAME_SAMPLES <= pending.length; i += FRAME_SAMPLES)
-      out.push(Uint8Array.from(pending.slice(i, i + FRAME_SAMPLES)));
+      out.push(pending.slice(i, i + FRAME_SAMPLES));
     pending = pending.slice(i);
     if (final && pending.length > 0) {
       const last = new Uint8Array(FRAME_SAMPLES).fill(MULAW_SILENCE);
       last.set(pending);
       out.push(last);
-      pending = [];
+      pending = new Uint8Array(0);
     }
     return out;
   };
   const toMulaw = createMulawOf(format);
   return {
     push(audio) {
-      for (const byte of toMulaw(audio)) pending.push(byte);
+      const mulaw = toMulaw(audio);
+      const joined = new Uint8Array(pending.length + mulaw.length);
+      joined.set(pending);
+      joined.set(mulaw, pending.length);
+      pending = joined;
       return frames(false);
     },
     flush: () => frames(true),
