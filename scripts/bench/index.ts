@@ -560,11 +560,13 @@ async function voiceRealtimeSection(): Promise<string[]> {
     return [
       '### Voice, realtime mode: end of speech to first audio back, against the Realtime API stand-in',
       '',
-      `One Twilio media stream (signed /voice/connect, then the media WebSocket) in \`voice.mode=realtime\`, pcm16 sessions (8 kHz µ-law ↔ 24 kHz PCM16 both ways), utterances of 400 ms of tone paced at 20 ms per frame; the stand-in's server VAD ends each after 500 ms of silence and answers after ${shape.modelDelayMs} ms with the recorded audio deltas. From the caller's frame that ended the utterance to the first reply frame the caller got; the stand-in's own time (that frame's append received → its first delta sent) subtracted is what Parley adds (both directions through the bridge).`,
+      `One Twilio media stream (signed /voice/connect, then the media WebSocket) in \`voice.mode=realtime\`, pcm16 sessions (8 kHz µ-law ↔ 24 kHz PCM16 both ways), utterances of 400 ms of tone paced at 20 ms per frame (after 2 uncounted warm-up utterances); the stand-in's server VAD ends each after 500 ms of silence and answers after ${shape.modelDelayMs} ms with the recorded audio deltas. From the caller's frame that ended the utterance to the first reply frame the caller got; the stand-in's own time (that frame's append received → its first delta sent) subtracted is what Parley adds (both directions through the bridge).`,
       '',
       '| utterances | end of speech → first audio p50 | p99 | stand-in own p50 | p99 | Parley added p50 | added p99 | added max | target added p99 | no reply |',
       '|---|---|---|---|---|---|---|---|---|---|',
       `| ${r.added.runs} | ${ms(r.total.p50)} | ${ms(r.total.p99)} | ${ms(r.model.p50)} | ${ms(r.model.p99)} | ${ms(r.added.p50)} | ${ms(r.added.p99)} | ${ms(r.added.max)} | < 100 ms | ${r.lost} |`,
+      '',
+      `Of the added time: caller frame → stand-in p50 ${ms(r.inbound.p50)}, p99 ${ms(r.inbound.p99)}; stand-in delta → caller frame p50 ${ms(r.outbound.p50)}, p99 ${ms(r.outbound.p99)}.`,
       '',
     ];
   } finally {

@@ -40,6 +40,10 @@ export interface VoiceRealtimeBenchResult {
   model: Latency;
   /** total - model: caller frame → Parley → stand-in, plus stand-in delta → Parley → caller frame. */
   added: Latency;
+  /** Of added: the caller's frame sent → the stand-in received its append. */
+  inbound: Latency;
+  /** Of added: the stand-in's first delta sent → the caller received the first reply frame. */
+  outbound: Latency;
   /** Utterances without a reply within 10 s. */
   lost: number;
 }
@@ -205,9 +209,13 @@ async function measure(
   const total: number[] = [];
   const model: number[] = [];
   const added: number[] = [];
+  const inbound: number[] = [];
+  const outbound: number[] = [];
   let lost = 0;
   const speech = [...tone(400), ...silence(600)];
-  for (let u = 0; u < utterances; u++) {
+  // The first utterances warm the code paths up (JIT, schemas) and are not counted.
+  const warmup = 2;
+  for (let u = 0; u < warmup + utterances; u++) {
     firstMedia = null;
     mark = null;
     const started = performance.now();
@@ -221,18 +229,29 @@ async function measure(
     const timing = standIn.timings[u];
     const reply: number | null = firstMedia;
     if (timing === undefined || timing.firstDeltaAt === null || reply === null) {
-      lost += 1;
+      if (u >= warmup) lost += 1;
       continue;
     }
     send({ event: 'mark', streamSid, mark: { name: mark } });
+    if (u < warmup) continue;
     const trigger = sentAt[timing.audioEndMs / 20 - 1] ?? Number.NaN;
     const own = timing.firstDeltaAt - timing.stoppedAt;
     total.push(reply - trigger);
     model.push(own);
     added.push(reply - trigger - own);
-    if ((u + 1) % 5 === 0) log(`  ${u + 1}/${utterances} utterances`);
+    inbound.push(timing.stoppedAt - trigger);
+    outbound.push(reply - timing.firstDeltaAt);
+    if ((u + 1 - warmup) % 5 === 0) log(`  ${u + 1 - warmup}/${utterances} utterances`);
   }
   send({ event: 'stop', streamSid });
   socket.close();
-  return { utterances, total: latencyOf(total), model: latencyOf(model), added: latencyOf(added), lost };
+  return {
+    utterances,
+    total: latencyOf(total),
+    model: latencyOf(model),
+    added: latencyOf(added),
+    inbound: latencyOf(inbound),
+    outbound: latencyOf(outbound),
+    lost,
+  };
 }
