@@ -595,6 +595,6 @@ const sections = [
   ...(run('http-async') ? await httpAsyncSection() : []),
   ...(run('nats') ? await natsSection() : []),
   // The voice section: `voice` runs every voice bench, `voice-realtime` this one only.
-  ...(run('voice') || only === 'voice-realtime' ? await voiceRealtimeSection() : []),
+  ...(run('voice') || named('voice-realtime') ? await voiceRealtimeSection() : []),
 ];
 process.stdout.write(`${[...header, ...sections].join('\n')}\n`);
