@@ -6,9 +6,9 @@ export {
   type StandInTiming,
   startRealtimeStandIn,
 } from './realtimeStandIn.js';
-export { recordedReply } from './standInAudio.js';
 export {
   type RecordedRoomServiceCall,
   type RoomServiceStandIn,
   startRoomServiceStandIn,
 } from './roomServiceStandIn.js';
+export { recordedReply } from './standInAudio.js';
