@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createPostgresEventStore, type EventToAppend, eventStoreMigrations } from '@parley/eventstore';
 import { migrate, type Pool } from '@parley/platform';
+import { openPeer } from './peer.js';
 
 export interface AppendResultRow {
   mode: 'single' | 'batched';
@@ -9,6 +10,9 @@ export interface AppendResultRow {
   appendPerSecond: number;
   rawPerSecond: number;
   ratio: number;
+  /** Emmett's PostgreSQL event store, same rows, same writers (scripts/bench/peer.ts). */
+  peerPerSecond: number;
+  peerRatio: number;
 }
 
 /** A realistic event: a user message with metadata, about 400 bytes of JSON. */
@@ -81,14 +85,41 @@ async function timed(
   return total / ((performance.now() - started) / 1000);
 }
 
+export const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/**
+ * `rounds` rounds of every contender one after the other, the order rotating each round (the
+ * machine is shared and noisy: each round's ratio compares runs seconds apart).
+ */
+export async function interleaved<K extends string>(
+  contenders: Record<K, () => Promise<number>>,
+  rounds: number,
+): Promise<Record<K, number[]>> {
+  const keys = Object.keys(contenders) as K[];
+  const out = Object.fromEntries(keys.map((k) => [k, [] as number[]])) as unknown as Record<K, number[]>;
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[(i + round) % keys.length]!;
+      out[key].push(await contenders[key]());
+    }
+  }
+  return out;
+}
+
 export async function benchAppend(
   pool: Pool,
-  options: { durationMs: number; batchSize: number; writers: number[] },
+  url: string,
+  options: { durationMs: number; batchSize: number; writers: number[]; rounds: number },
   report: (row: AppendResultRow) => void,
 ): Promise<AppendResultRow[]> {
   await migrate(pool, [eventStoreMigrations]);
   await pool.query(RAW_TABLE);
   const store = createPostgresEventStore({ pool });
+  const peer = await openPeer(url);
   const rows: AppendResultRow[] = [];
   try {
     for (const [mode, batchSize] of [
@@ -98,28 +129,36 @@ export async function benchAppend(
       for (const writers of options.writers) {
         const run = randomUUID().slice(0, 8);
         const revisions = new Map<number, bigint>();
-        const rawPerSecond = await timed(writers, options.durationMs, batchSize, (w, round, events) =>
-          rawInsert(pool, `raw-${run}-${w}`, round * batchSize, events),
-        );
-        const appendPerSecond = await timed(
-          writers,
-          options.durationMs,
-          batchSize,
-          async (w, _round, events) => {
-            const expected = revisions.get(w);
-            const result = await store.append(`bench-${run}-${w}`, events, {
-              expectedRevision: expected === undefined ? 'no_stream' : expected,
-            });
-            revisions.set(w, result.nextRevision);
-          },
-        );
+        const peerVersions = new Map<number, bigint>();
+        let rawRounds = 0;
+        const contenders = {
+          raw: () =>
+            timed(writers, options.durationMs, batchSize, (w, round, events) =>
+              rawInsert(pool, `raw-${run}-${rawRounds}-${w}`, round * batchSize, events),
+            ).finally(() => rawRounds++),
+          append: () =>
+            timed(writers, options.durationMs, batchSize, async (w, _round, events) => {
+              const expected = revisions.get(w);
+              const result = await store.append(`bench-${run}-${w}`, events, {
+                expectedRevision: expected === undefined ? 'no_stream' : expected,
+              });
+              revisions.set(w, result.nextRevision);
+            }),
+          peer: () =>
+            timed(writers, options.durationMs, batchSize, async (w, _round, events) => {
+              peerVersions.set(w, await peer.append(`peer-${run}-${w}`, events, peerVersions.get(w) ?? 0n));
+            }),
+        };
+        const r = await interleaved(contenders, options.rounds);
         const row = {
           mode,
           batchSize,
           writers,
-          appendPerSecond,
-          rawPerSecond,
-          ratio: appendPerSecond / rawPerSecond,
+          appendPerSecond: median(r.append),
+          rawPerSecond: median(r.raw),
+          ratio: median(r.append.map((a, i) => a / r.raw[i]!)),
+          peerPerSecond: median(r.peer),
+          peerRatio: median(r.append.map((a, i) => a / r.peer[i]!)),
         };
         rows.push(row);
         report(row);
@@ -127,6 +166,7 @@ export async function benchAppend(
     }
   } finally {
     await store.close();
+    await peer.close();
   }
   return rows;
 }

@@ -5,6 +5,7 @@ import { buildApp } from '@parley/api';
 import { authMigrations, createAuthStore } from '@parley/auth';
 import {
   CHANNEL_JOBS_NOTIFY_CHANNEL,
+  cachedConnectionStore,
   channelInboundMigrations,
   channelsMigrations,
   createChannelAdapters,
@@ -28,7 +29,7 @@ import { createInProcessRateLimiter } from '@parley/http';
 import { migrate, type Pool, silentLogger } from '@parley/platform';
 import { createPriceCards, createProviderRegistry, createRuntime, runtimeMigrations } from '@parley/runtime';
 import Fastify from 'fastify';
-import { type Latency, latencyOf } from './stats.js';
+import { type Latency, latencyOf, meterProcess } from './stats.js';
 
 export interface ChannelsBenchResult {
   accept: {
@@ -38,10 +39,18 @@ export interface ChannelsBenchResult {
     bareInsertsPerSecond: number;
     ratio: number;
     request: Latency;
+    /** SQL statements (round trips) and this process's CPU per request: bare route, webhook. */
+    bare: PerRequest;
+    webhook: PerRequest;
   };
-  drain: { messages: number; seconds: number; repliesPerSecond: number };
+  drain: { messages: number; seconds: number; repliesPerSecond: number; perReply: PerRequest };
   endToEnd: { messages: number; ratePerSecond: number; latency: Latency; lost: number };
   worker: { pollingIntervalSeconds: number; teamSize: number };
+}
+
+export interface PerRequest {
+  statements: number;
+  cpuMs: number;
 }
 
 const PHONE_NUMBER_ID = '106540352242922';
@@ -113,9 +122,12 @@ export async function benchChannels(
   const tenant = await auth.createTenant({ name: 'Bench' });
   const project = await auth.createProject({ tenantId: tenant.id, slug: 'channels-bench' });
   // The platform stand-in listens on loopback: allowlisted as CHANNEL_API_BASE_URL_ALLOWLIST would.
-  const connections = createConnectionStore(pool, createKeyring(randomBytes(32)), {
-    apiBaseUrl: { allowlist: parseCallbackAllowlist('127.0.0.1/32') },
-  });
+  // As apps/api/src/server.ts and apps/worker/src/process.ts compose it: connection lookups cached per process.
+  const connections = cachedConnectionStore(
+    createConnectionStore(pool, createKeyring(randomBytes(32)), {
+      apiBaseUrl: { allowlist: parseCallbackAllowlist('127.0.0.1/32') },
+    }),
+  );
 
   // The Graph API stand-in: notes when each user's reply arrives.
   const replies = new Map<string, number>();
@@ -204,8 +216,16 @@ export async function benchChannels(
     );
     await load(`${bareBase}/bare`, 1);
     await load(webhookUrl, 1);
+    const per = (meter: ReturnType<typeof meterProcess>, n: number): PerRequest => {
+      const used = meter.stop();
+      return { statements: used.statements / n, cpuMs: used.cpuMs / n };
+    };
+    const bareMeter = meterProcess();
     const bareTimes = await load(`${bareBase}/bare`, options.seconds);
+    const bareUse = per(bareMeter, bareTimes.length);
+    const webhookMeter = meterProcess();
     const webhookTimes = await load(webhookUrl, options.seconds);
+    const webhookUse = per(webhookMeter, webhookTimes.length);
     const webhooksPerSecond = webhookTimes.length / options.seconds;
     const bareInsertsPerSecond = bareTimes.length / options.seconds;
     log(`  webhook ${Math.round(webhooksPerSecond)}/s, bare ${Math.round(bareInsertsPerSecond)}/s`);
@@ -222,6 +242,7 @@ export async function benchChannels(
       priceCards: createPriceCards(),
       logger: silentLogger(),
     });
+    const drainMeter = meterProcess();
     const drainStarted = performance.now();
     const workers = await workChannelQueues(
       workerBoss,
@@ -248,6 +269,7 @@ export async function benchChannels(
       ).rows[0]?.n ?? 0;
     while ((await sentCount()) < backlog) await new Promise((r) => setTimeout(r, 100));
     const drainSeconds = (performance.now() - drainStarted) / 1000;
+    const drainUse = per(drainMeter, backlog);
     log(`  ${Math.round(backlog / drainSeconds)} replies/s`);
 
     log(`channels: end to end, ${options.rate} messages/s for ${options.seconds} s…`);
@@ -280,8 +302,15 @@ export async function benchChannels(
         bareInsertsPerSecond,
         ratio: webhooksPerSecond / bareInsertsPerSecond,
         request: latencyOf(webhookTimes),
+        bare: bareUse,
+        webhook: webhookUse,
       },
-      drain: { messages: backlog, seconds: drainSeconds, repliesPerSecond: backlog / drainSeconds },
+      drain: {
+        messages: backlog,
+        seconds: drainSeconds,
+        repliesPerSecond: backlog / drainSeconds,
+        perReply: drainUse,
+      },
       endToEnd: {
         messages: total,
         ratePerSecond: options.rate,

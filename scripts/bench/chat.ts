@@ -14,7 +14,7 @@ import {
   type ProviderRegistry,
   runtimeMigrations,
 } from '@parley/runtime';
-import { type Latency, latencyOf } from './stats.js';
+import { type Latency, latencyOf, meterProcess } from './stats.js';
 
 export interface ChatBenchResult {
   throughput: {
@@ -33,6 +33,9 @@ export interface ChatBenchResult {
     provider: Latency;
     /** total - provider, per turn: what Parley adds (auth, limits, appends, projection-free). */
     added: Latency;
+    /** SQL statements (round trips) per turn, and this process's CPU per turn (API and client). */
+    statementsPerTurn: number;
+    cpuMsPerTurn: number;
   };
 }
 
@@ -68,7 +71,7 @@ export function timedProviders(inner: ProviderRegistry, spent: { ms: number }): 
 
 /**
  * Turns through POST /api/v1/chat/send over HTTP on 127.0.0.1 with the scripted provider: the app
- * as apps/api/src/server.ts composes the chat routes (a real `chat.write` key, session limits
+ * as apps/api/src/server.ts composes the chat routes (a real `chat.write` key and its 5 s cache, session limits
  * in-process, the runtime appending each turn's events), the tenant request rate raised out of the
  * way. Sessions of 5 turns (the first message starts one, the next four continue it). Phase 1:
  * `clients` loops as fast as answered, turns/s. Phase 2: one client, `latencyTurns` turns in a
@@ -81,7 +84,8 @@ export async function benchChat(
 ): Promise<ChatBenchResult> {
   await migrate(pool, [eventStoreMigrations, projectionRunnerMigrations, authMigrations, runtimeMigrations]);
   const store = createPostgresEventStore({ pool, upcast });
-  const auth = createAuthStore(pool);
+  // Key verifications cached as the API process caches them (apps/api/src/server.ts, 5 s).
+  const auth = createAuthStore(pool, { verifyCacheTtlMs: 5_000 });
   const tenant = await auth.createTenant({ name: 'bench chat' });
   const project = await auth.createProject({ tenantId: tenant.id, slug: 'bench-chat', name: 'Bench chat' });
   const { key } = await auth.createApiKey({ projectId: project.id, name: 'chat', scopes: ['chat.write'] });
@@ -161,6 +165,7 @@ export async function benchChat(
     const provider: number[] = [];
     const added: number[] = [];
     const next = conversation();
+    const meter = meterProcess();
     for (let i = 0; i < shape.latencyTurns; i++) {
       spent.ms = 0;
       const t = performance.now();
@@ -173,6 +178,7 @@ export async function benchChat(
       provider.push(spent.ms);
       added.push(ms - spent.ms);
     }
+    const metered = meter.stop();
     return {
       throughput: {
         clients: shape.clients,
@@ -187,6 +193,8 @@ export async function benchChat(
         total: latencyOf(total),
         provider: latencyOf(provider),
         added: latencyOf(added),
+        statementsPerTurn: metered.statements / shape.latencyTurns,
+        cpuMsPerTurn: metered.cpuMs / shape.latencyTurns,
       },
     };
   } finally {

@@ -5,6 +5,7 @@ import { buildApp } from '@parley/api';
 import { authMigrations, createAuthStore } from '@parley/auth';
 import {
   CHANNEL_JOBS_NOTIFY_CHANNEL,
+  cachedSubscriptionStore,
   channelInboundMigrations,
   checkCallbackUrl,
   createChannelJobQueue,
@@ -30,7 +31,8 @@ import { createInProcessRateLimiter } from '@parley/http';
 import { migrate, type Pool, silentLogger } from '@parley/platform';
 import { createPriceCards, createProviderRegistry, createRuntime, runtimeMigrations } from '@parley/runtime';
 import Fastify from 'fastify';
-import { type Latency, latencyOf } from './stats.js';
+import type { PerRequest } from './channels.js';
+import { type Latency, latencyOf, meterProcess } from './stats.js';
 
 export interface HttpAsyncBenchResult {
   accept: {
@@ -41,6 +43,9 @@ export interface HttpAsyncBenchResult {
     ratio: number;
     request: Latency;
     bareRequest: Latency;
+    /** SQL statements (round trips) and this process's CPU per request: bare route, submit. */
+    bare: PerRequest;
+    submit: PerRequest;
   };
   drain: { messages: number; seconds: number; callbacksPerSecond: number };
   endToEnd: { messages: number; ratePerSecond: number; latency: Latency; lost: number };
@@ -142,7 +147,8 @@ export async function benchHttpAsync(
   ]);
   await pool.query('create table bench_bare_messages (id text primary key, body jsonb not null)');
   const store = createPostgresEventStore({ pool, connectionString: url, upcast });
-  const auth = createAuthStore(pool);
+  // Key verifications cached as the API process caches them (apps/api/src/server.ts, 5 s).
+  const auth = createAuthStore(pool, { verifyCacheTtlMs: 5_000 });
   const tenant = await auth.createTenant({ name: 'Bench' });
   const project = await auth.createProject({ tenantId: tenant.id, slug: 'http-async-bench' });
   const apiKey = (
@@ -172,7 +178,13 @@ export async function benchHttpAsync(
     rateLimit: { limiter: createInProcessRateLimiter(), defaultLimit: 1_000_000 },
     httpAsyncSubmit: {
       verifyApiKey: (key) => auth.verifyApiKey(key),
-      intake: createHttpAsyncIntake({ pool, store, subscriptions, boss: apiBoss }),
+      // As apps/api/src/server.ts composes it: the subscription check cached per process.
+      intake: createHttpAsyncIntake({
+        pool,
+        store,
+        subscriptions: cachedSubscriptionStore(subscriptions),
+        boss: apiBoss,
+      }),
     },
   });
   const bare = Fastify({ logger: false });
@@ -244,8 +256,16 @@ export async function benchHttpAsync(
     );
     await load(`${bareBase}/bare`, 1);
     await load(submitUrl, 1);
+    const per = (meter: ReturnType<typeof meterProcess>, n: number): PerRequest => {
+      const used = meter.stop();
+      return { statements: used.statements / n, cpuMs: used.cpuMs / n };
+    };
+    const bareMeter = meterProcess();
     const bareTimes = await load(`${bareBase}/bare`, options.seconds);
+    const bareUse = per(bareMeter, bareTimes.length);
+    const submitMeter = meterProcess();
     const submitTimes = await load(submitUrl, options.seconds);
+    const submitUse = per(submitMeter, submitTimes.length);
     const submitsPerSecond = submitTimes.length / options.seconds;
     const bareInsertsPerSecond = bareTimes.length / options.seconds;
     log(`  submit ${Math.round(submitsPerSecond)}/s, bare ${Math.round(bareInsertsPerSecond)}/s`);
@@ -350,6 +370,8 @@ export async function benchHttpAsync(
         ratio: submitsPerSecond / bareInsertsPerSecond,
         request: latencyOf(submitTimes),
         bareRequest: latencyOf(bareTimes),
+        bare: bareUse,
+        submit: submitUse,
       },
       drain: { messages: backlog, seconds: drainSeconds, callbacksPerSecond: backlog / drainSeconds },
       endToEnd: {

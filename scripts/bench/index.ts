@@ -6,9 +6,9 @@
  * and the HTTP async channel (submit, callbacks, a receiver that goes down and comes back). Ratios are measured in one run, since machines are noisy. Knobs (docs/performance.md):
  * BENCH_SECONDS, BENCH_REBUILD_EVENTS, BENCH_BATCH, the BENCH_QUERY_*, BENCH_LEDGER_EVENTS,
  * BENCH_API_*, BENCH_INGEST_*, BENCH_CHAT_*, BENCH_CHANNELS_*, BENCH_HTTP_ASYNC_* ones (_SECONDS, _CLIENTS,
- * _RATE, _TEAM, _POLL_SECONDS, _DOWN_SECONDS, _SCHEDULE), BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (`append`,
+ * _RATE, _TEAM, _POLL_SECONDS, _DOWN_SECONDS, _SCHEDULE), BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (one section or a comma-separated list: `append` (BENCH_APPEND_WRITERS, default 1,8,32), `peer-read` (BENCH_PEER_READ_EVENTS), `rebuild-sessions` (BENCH_REBUILD_SESSION_EVENTS, BENCH_REBUILD_INGEST_RATE),
  * `rebuild`, `lag`, `queries`, `rebuild-ledger`, `ledger-stats` (only when named; BENCH_LEDGER_STATS_RUNS), `api`, `ingest`, `chat`, `tool-turn` (BENCH_TOOL_TURNS), `traces-export`, `channels`,
- * `http-async`, `nats` or `voice-pipeline` (BENCH_VOICE_UTTERANCES, BENCH_VOICE_PER_CALL, BENCH_VOICE_LATENCY_TARGET_MS); the NATS relay's section uses NATS_URL, default nats://127.0.0.1:4222, and
+ * `http-async`, `nats`, `voice` (both voice sections), `voice-pipeline` (BENCH_VOICE_UTTERANCES, BENCH_VOICE_PER_CALL, BENCH_VOICE_LATENCY_TARGET_MS) or `voice-realtime` (BENCH_VOICE_REALTIME_UTTERANCES, BENCH_VOICE_REALTIME_MODEL_MS); the NATS relay's section uses NATS_URL, default nats://127.0.0.1:4222, and
  * BENCH_NATS_EVENTS, BENCH_NATS_SECONDS). Results go to stdout as Markdown, progress to stderr.
  */
 import { cpus, loadavg } from 'node:os';
@@ -28,12 +28,16 @@ import { benchIngest } from './ingest.js';
 import { benchLag } from './lag.js';
 import { benchLedgerStats } from './ledgerStats.js';
 import { benchNats } from './nats.js';
+import { benchPeerRead } from './peerRead.js';
 import { benchQueries } from './queries.js';
+import type { TimedRebuild } from './rebuild.js';
 import { benchRebuild } from './rebuild.js';
 import { benchLedgerRebuild } from './rebuildLedger.js';
+import { benchSessionRebuild } from './rebuildSessions.js';
 import { benchToolTurn } from './toolTurn.js';
 import { benchTracesExport } from './tracesExport.js';
 import { benchVoicePipeline } from './voicePipeline.js';
+import { benchVoiceRealtime } from './voiceRealtime.js';
 
 const num = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -41,9 +45,10 @@ const num = (name: string, fallback: number) => {
   return value;
 };
 
-const durationMs = num('BENCH_SECONDS', 3) * 1000;
+const durationMs = num('BENCH_SECONDS', 2) * 1000;
 const rebuildEvents = num('BENCH_REBUILD_EVENTS', 1_000_000);
 const batchSize = num('BENCH_BATCH', 100);
+const appendWriters = (process.env.BENCH_APPEND_WRITERS ?? '1,8,32').split(',').map(Number);
 const only = process.env.BENCH_ONLY;
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -51,21 +56,51 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 async function appendSection(): Promise<string[]> {
   const db = await openBenchDatabase(40);
   try {
-    log(`append: ${durationMs / 1000} s per scenario…`);
-    const rows = await benchAppend(db.pool, { durationMs, batchSize, writers: [1, 8, 32] }, (r) =>
-      log(
-        `  ${r.mode} x${r.writers}: ${fmt(r.appendPerSecond)}/s vs raw ${fmt(r.rawPerSecond)}/s (${r.ratio.toFixed(2)})`,
-      ),
+    log(`append: ${durationMs / 1000} s per contender and round…`);
+    const rows = await benchAppend(
+      db.pool,
+      db.url,
+      { durationMs, batchSize, writers: appendWriters, rounds: num('BENCH_APPEND_ROUNDS', 3) },
+      (r) =>
+        log(
+          `  ${r.mode} x${r.writers}: ${fmt(r.appendPerSecond)}/s vs raw ${fmt(r.rawPerSecond)}/s (${r.ratio.toFixed(2)}), Emmett ${fmt(r.peerPerSecond)}/s (${r.peerRatio.toFixed(2)})`,
+        ),
     );
     return [
-      '### Append throughput (events/s) vs a raw multi-row INSERT of the same rows into a plain table',
+      '### Append throughput (events/s) vs a raw multi-row INSERT of the same rows into a plain table, and vs Emmett',
       '',
-      '| mode | events per append | writers | append | raw INSERT | ratio |',
-      '|---|---|---|---|---|---|',
+      `Medians of ${num('BENCH_APPEND_ROUNDS', 3)} interleaved rounds of ${durationMs / 1000} s per contender (the order rotates each round); each ratio is the median of the rounds' ratios.`,
+      '',
+      '| mode | events per append | writers | Parley append | raw INSERT | Emmett | Parley ÷ raw | Parley ÷ Emmett |',
+      '|---|---|---|---|---|---|---|---|',
       ...rows.map(
         (r) =>
-          `| ${r.mode} | ${r.batchSize} | ${r.writers} | ${fmt(r.appendPerSecond)} | ${fmt(r.rawPerSecond)} | ${r.ratio.toFixed(2)} |`,
+          `| ${r.mode} | ${r.batchSize} | ${r.writers} | ${fmt(r.appendPerSecond)} | ${fmt(r.rawPerSecond)} | ${fmt(r.peerPerSecond)} | ${r.ratio.toFixed(2)} | ${r.peerRatio.toFixed(2)} |`,
       ),
+      '',
+    ];
+  } finally {
+    await db.close();
+  }
+}
+
+async function peerReadSection(): Promise<string[]> {
+  const db = await openBenchDatabase(8);
+  try {
+    const events = num('BENCH_PEER_READ_EVENTS', 200_000);
+    log(`peer-read: seeding ${fmt(events)} events into Parley and into Emmett…`);
+    const r = await benchPeerRead(db.pool, db.url, { events, batchSize: 1000 }, log);
+    const row = (name: string, x: { parley: number; peer: number }) =>
+      `| ${name} | ${fmt(x.parley)} | ${fmt(x.peer)} | ${(x.parley / x.peer).toFixed(2)} |`;
+    return [
+      `### Reading the log: Parley vs Emmett, ${fmt(r.events)} events each (events/s)`,
+      '',
+      `The same events in both logs (seeded in 1,000-event appends by 4 writers: Parley ${r.seedSeconds.parley.toFixed(1)} s, Emmett ${r.seedSeconds.peer.toFixed(1)} s). ${fmt(r.batchSize)}-event batches; Parley runs right before Emmett.`,
+      '',
+      '| scenario | Parley | Emmett | Parley ÷ Emmett |',
+      '|---|---|---|---|',
+      row('read the whole log (readAll / readMessagesBatch)', r.readAll),
+      row('catch-up from the start, count per type (subscribeAll / consumer reactor)', r.catchUp),
       '',
     ];
   } finally {
@@ -232,6 +267,32 @@ async function rebuildLedgerSection(): Promise<string[]> {
   }
 }
 
+async function rebuildSessionsSection(): Promise<string[]> {
+  const db = await openBenchDatabase(12);
+  try {
+    const events = num('BENCH_REBUILD_SESSION_EVENTS', 200_000);
+    const ingestRate = num('BENCH_REBUILD_INGEST_RATE', 2_000);
+    log(`rebuild-sessions: seeding ${fmt(events)} facts through ingest…`);
+    const r = await benchSessionRebuild(db.pool, { events, ingestRate }, log);
+    const row = (name: string, x: TimedRebuild, target: string) =>
+      `| ${name} | ${fmt(x.events)} | ${x.rebuildSeconds.toFixed(1)} s | ${fmt(x.replayEventsPerSecond)} | ${fmt(x.overallEventsPerSecond)} | ${target} |`;
+    return [
+      '### Rebuilds of session-summaries and llm-ledger, alone and during ingest',
+      '',
+      `${fmt(r.events)} facts seeded through the ingest path (sessions of 14; ${r.seedSeconds.toFixed(1)} s). During ingest: appends through ingest at ${fmt(r.duringIngest.ingestRate)} facts/s (${fmt(r.duringIngest.ingested)} facts) for the whole rebuild.`,
+      '',
+      '| rebuild | events replayed | time | events/s (replay) | events/s (overall) | target |',
+      '|---|---|---|---|---|---|',
+      row('session-summaries, alone', r.sessionSummaries, '>= 50,000'),
+      row('llm-ledger, alone', r.llmLedger, '>= 50,000'),
+      row('session-summaries, during ingest', r.duringIngest, '>= 25,000'),
+      '',
+    ];
+  } finally {
+    await db.close();
+  }
+}
+
 async function apiSection(): Promise<string[]> {
   const db = await openBenchDatabase(12);
   try {
@@ -276,8 +337,8 @@ async function ingestSection(): Promise<string[]> {
       seconds: num('BENCH_INGEST_SECONDS', 20),
       clients: num('BENCH_INGEST_CLIENTS', 4),
       batch: 500,
-      lagSeconds: num('BENCH_INGEST_LAG_SECONDS', 20),
-      lagBatch: num('BENCH_INGEST_LAG_BATCH', 50),
+      lagSeconds: num('BENCH_INGEST_LAG_SECONDS', 300),
+      lagBatch: num('BENCH_INGEST_LAG_BATCH', 125),
       lagIntervalMs: num('BENCH_INGEST_LAG_INTERVAL_MS', 100),
     };
     const r = await benchIngest(db.pool, db.url, shape, log);
@@ -287,15 +348,16 @@ async function ingestSection(): Promise<string[]> {
     return [
       '### Ingest: POST /api/v1/ingest end to end, and the head-to-read lag of session-summaries',
       '',
-      "Over HTTP on 127.0.0.1 (fetch), the app as apps/api/src/server.ts composes the route, a real `ingest.write` key; the worker's projection runner applies session-summaries meanwhile. A session is 14 facts (start, 4 user messages, 4 LLM calls, 4 replies, end).",
+      "Over HTTP on 127.0.0.1 (fetch), the app as apps/api/src/server.ts composes the route, a real `ingest.write` key; the worker's projection runner applies session-summaries and llm-ledger meanwhile. A session is 14 facts (start, 4 user messages, 4 LLM calls, 4 replies, end). Lag: from a response to the first applied batch covering the log head read right after it (llm-ledger: the last LLM call at or before it).",
       '',
       '| phase | clients | items per request | requests | facts/s | request p50 | request p99 |',
       '|---|---|---|---|---|---|---|',
       `| as fast as answered | ${t.clients} | ${t.batch} | ${fmt(t.requests)} | ${fmt(t.factsPerSecond)} | ${ms(t.request.p50)} | ${ms(t.request.p99)} |`,
       '',
-      '| steady ingest | facts/s | batches | lag p50 | lag p99 | lag max | target p99 |',
-      '|---|---|---|---|---|---|---|',
-      `| ${l.clients} clients x ${l.batch} items every ${l.intervalMs} ms | ${fmt(l.factsPerSecond)} | ${fmt(l.lag.runs)} | ${ms(l.lag.p50)} | ${ms(l.lag.p99)} | ${ms(l.lag.max)} | < 250 ms |`,
+      '| steady ingest | seconds | facts/s | batches | projection | lag p50 | lag p99 | lag max | target p99 |',
+      '|---|---|---|---|---|---|---|---|---|',
+      `| ${l.clients} clients x ${l.batch} items every ${l.intervalMs} ms | ${l.seconds.toFixed(0)} | ${fmt(l.factsPerSecond)} | ${fmt(l.lag.runs)} | session-summaries | ${ms(l.lag.p50)} | ${ms(l.lag.p99)} | ${ms(l.lag.max)} | < 250 ms |`,
+      `| | | | ${fmt(l.ledgerLag.runs)} | llm-ledger | ${ms(l.ledgerLag.p50)} | ${ms(l.ledgerLag.p99)} | ${ms(l.ledgerLag.max)} | < 250 ms |`,
       '',
     ];
   } finally {
@@ -326,9 +388,9 @@ async function chatSection(): Promise<string[]> {
       '',
       "Parley's added latency per turn: one client, turns in a row; the client's round trip minus the provider's own time (its `complete()`), per turn.",
       '',
-      '| turns | round trip p50 | round trip p99 | provider p50 | provider p99 | added p50 | added p99 |',
-      '|---|---|---|---|---|---|---|',
-      `| ${fmt(l.turns)} | ${ms(l.total.p50)} | ${ms(l.total.p99)} | ${ms(l.provider.p50)} | ${ms(l.provider.p99)} | ${ms(l.added.p50)} | ${ms(l.added.p99)} |`,
+      '| turns | round trip p50 | round trip p99 | provider p50 | provider p99 | added p50 | added p99 | SQL statements per turn | CPU per turn (API + client) |',
+      '|---|---|---|---|---|---|---|---|---|',
+      `| ${fmt(l.turns)} | ${ms(l.total.p50)} | ${ms(l.total.p99)} | ${ms(l.provider.p50)} | ${ms(l.provider.p99)} | ${ms(l.added.p50)} | ${ms(l.added.p99)} | ${l.statementsPerTurn.toFixed(1)} | ${ms(l.cpuMsPerTurn)} |`,
       '',
     ];
   } finally {
@@ -380,12 +442,12 @@ async function channelsSection(): Promise<string[]> {
       '',
       `Over HTTP on 127.0.0.1 (fetch), ${a.clients} clients, ${a.seconds} s per run. Accepting a webhook = verify X-Hub-Signature-256, resolve and decrypt the connection, parse, insert the dedupe row and the pg-boss job in one transaction. The bare route reads the same JSON body and INSERTs one row.`,
       '',
-      '| route | webhooks/s | request p50 | request p99 | ratio |',
-      '|---|---|---|---|---|',
-      `| bare Fastify + 1 INSERT | ${fmt(a.bareInsertsPerSecond)} | | | 1.00 |`,
-      `| POST /api/v1/channels/whatsapp/webhook | ${fmt(a.webhooksPerSecond)} | ${ms(a.request.p50)} | ${ms(a.request.p99)} | ${a.ratio.toFixed(2)} |`,
+      '| route | webhooks/s | request p50 | request p99 | ratio | SQL statements per request | CPU per request (API + client) |',
+      '|---|---|---|---|---|---|---|',
+      `| bare Fastify + 1 INSERT | ${fmt(a.bareInsertsPerSecond)} | | | 1.00 | ${a.bare.statements.toFixed(1)} | ${ms(a.bare.cpuMs)} |`,
+      `| POST /api/v1/channels/whatsapp/webhook | ${fmt(a.webhooksPerSecond)} | ${ms(a.request.p50)} | ${ms(a.request.p99)} | ${a.ratio.toFixed(2)} | ${a.webhook.statements.toFixed(1)} | ${ms(a.webhook.cpuMs)} |`,
       '',
-      `The worker (pg-boss polling every ${r.worker.pollingIntervalSeconds} s as a fallback, woken through LISTEN; ${r.worker.teamSize} workers per queue: turn with the scripted provider, then the send job) answered the ${fmt(r.drain.messages)} accepted messages in ${r.drain.seconds.toFixed(1)} s: **${fmt(r.drain.repliesPerSecond)} replies/s**.`,
+      `The worker (pg-boss polling every ${r.worker.pollingIntervalSeconds} s as a fallback, woken through LISTEN; ${r.worker.teamSize} workers per queue: turn with the scripted provider, then the send job) answered the ${fmt(r.drain.messages)} accepted messages in ${r.drain.seconds.toFixed(1)} s: **${fmt(r.drain.repliesPerSecond)} replies/s**; per reply ${r.drain.perReply.statements.toFixed(1)} SQL statements and ${ms(r.drain.perReply.cpuMs)} of the process's CPU (the worker, the stand-in platform).`,
       '',
       `End to end at ${e.ratePerSecond} messages/s, each from its own user, webhook start to the reply reaching the stand-in:`,
       '',
@@ -430,10 +492,10 @@ async function httpAsyncSection(): Promise<string[]> {
       '',
       `Over HTTP on 127.0.0.1 (fetch), ${a.clients} clients, ${a.seconds} s per run, each message a new conversation (its own caller session key). Accepting a message = verify the platform API key (scope channels.http_async), validate, resolve the subscription, then one transaction with the conversation row, the inbound row, the pg-boss turn job, the NOTIFY and HttpAsyncMessageAccepted. The bare route reads the same JSON body and INSERTs one row.`,
       '',
-      '| route | submits/s | request p50 | request p99 | ratio |',
-      '|---|---|---|---|---|',
-      `| bare Fastify + 1 INSERT | ${fmt(a.bareInsertsPerSecond)} | ${ms(a.bareRequest.p50)} | ${ms(a.bareRequest.p99)} | 1.00 |`,
-      `| POST /api/v1/channels/http-async/message | ${fmt(a.submitsPerSecond)} | ${ms(a.request.p50)} | ${ms(a.request.p99)} | ${a.ratio.toFixed(2)} |`,
+      '| route | submits/s | request p50 | request p99 | ratio | SQL statements per request | CPU per request (API + client) |',
+      '|---|---|---|---|---|---|---|',
+      `| bare Fastify + 1 INSERT | ${fmt(a.bareInsertsPerSecond)} | ${ms(a.bareRequest.p50)} | ${ms(a.bareRequest.p99)} | 1.00 | ${a.bare.statements.toFixed(1)} | ${ms(a.bare.cpuMs)} |`,
+      `| POST /api/v1/channels/http-async/message | ${fmt(a.submitsPerSecond)} | ${ms(a.request.p50)} | ${ms(a.request.p99)} | ${a.ratio.toFixed(2)} | ${a.submit.statements.toFixed(1)} | ${ms(a.submit.cpuMs)} |`,
       '',
       `The worker (pg-boss polling every ${r.worker.pollingIntervalSeconds} s as a fallback, woken through LISTEN; ${r.worker.teamSize} workers per queue: the turn with the scripted provider, then the signed agent.response callback through the guarded fetch to a local HTTPS receiver) answered the ${fmt(r.drain.messages)} accepted messages in ${r.drain.seconds.toFixed(1)} s: **${fmt(r.drain.callbacksPerSecond)} callbacks/s**.`,
       '',
@@ -521,14 +583,45 @@ const header = [
 ];
 await probe.close();
 
-const run = (name: string) => only === undefined || only === name;
+async function voiceRealtimeSection(): Promise<string[]> {
+  const db = await openBenchDatabase(8);
+  try {
+    const shape = {
+      utterances: num('BENCH_VOICE_REALTIME_UTTERANCES', 25),
+      modelDelayMs: num('BENCH_VOICE_REALTIME_MODEL_MS', 200),
+    };
+    log(`voice-realtime: ${shape.utterances} utterances against the Realtime API stand-in…`);
+    const r = await benchVoiceRealtime(db.pool, shape, log);
+    const ms = (n: number) => `${n.toFixed(1)} ms`;
+    return [
+      '### Voice, realtime mode: end of speech to first audio back, against the Realtime API stand-in',
+      '',
+      `One Twilio media stream (signed /voice/connect, then the media WebSocket) in \`voice.mode=realtime\`, pcm16 sessions (8 kHz µ-law ↔ 24 kHz PCM16 both ways), utterances of 400 ms of tone paced at 20 ms per frame (after 2 uncounted warm-up utterances); the stand-in's server VAD ends each after 500 ms of silence and answers after ${shape.modelDelayMs} ms with the recorded audio deltas. From the caller's frame that ended the utterance to the first reply frame the caller got; the stand-in's own time (that frame's append received → its first delta sent) subtracted is what Parley adds (both directions through the bridge).`,
+      '',
+      '| utterances | end of speech → first audio p50 | p99 | stand-in own p50 | p99 | Parley added p50 | added p99 | added max | target added p99 | no reply |',
+      '|---|---|---|---|---|---|---|---|---|---|',
+      `| ${r.added.runs} | ${ms(r.total.p50)} | ${ms(r.total.p99)} | ${ms(r.model.p50)} | ${ms(r.model.p99)} | ${ms(r.added.p50)} | ${ms(r.added.p99)} | ${ms(r.added.max)} | < 100 ms | ${r.lost} |`,
+      '',
+      `Of the added time: caller frame → stand-in p50 ${ms(r.inbound.p50)}, p99 ${ms(r.inbound.p99)}; stand-in delta → caller frame p50 ${ms(r.outbound.p50)}, p99 ${ms(r.outbound.p99)}.`,
+      '',
+    ];
+  } finally {
+    await db.close();
+  }
+}
+
+/** BENCH_ONLY names one section or several, comma-separated (e.g. `chat,channels,http-async`). */
+const named = (name: string) => only?.split(',').includes(name) === true;
+const run = (name: string) => only === undefined || named(name);
 const sections = [
   ...(run('append') ? await appendSection() : []),
+  ...(run('peer-read') ? await peerReadSection() : []),
   ...(run('rebuild') ? await rebuildSection() : []),
   ...(run('lag') ? await lagSection() : []),
   ...(run('queries') ? await queriesSection() : []),
   ...(run('rebuild-ledger') ? await rebuildLedgerSection() : []),
-  ...(only === 'ledger-stats' ? await ledgerStatsSection() : []),
+  ...(run('rebuild-sessions') ? await rebuildSessionsSection() : []),
+  ...(named('ledger-stats') ? await ledgerStatsSection() : []),
   ...(run('api') ? await apiSection() : []),
   ...(run('ingest') ? await ingestSection() : []),
   ...(run('chat') ? await chatSection() : []),
@@ -537,6 +630,8 @@ const sections = [
   ...(run('channels') ? await channelsSection() : []),
   ...(run('http-async') ? await httpAsyncSection() : []),
   ...(run('nats') ? await natsSection() : []),
-  ...(run('voice-pipeline') ? await voicePipelineSection() : []),
+  // The voice sections: `voice` runs both, `voice-pipeline` / `voice-realtime` one.
+  ...(run('voice') || named('voice-pipeline') ? await voicePipelineSection() : []),
+  ...(run('voice') || named('voice-realtime') ? await voiceRealtimeSection() : []),
 ];
 process.stdout.write(`${[...header, ...sections].join('\n')}\n`);

@@ -1,3 +1,5 @@
+import pg from 'pg';
+
 /** Latency quantiles of a set of timings in milliseconds (nearest rank). */
 export interface Latency {
   runs: number;
@@ -40,4 +42,27 @@ export async function timeRuns(
     samples.push(performance.now() - t);
   }
   return latencyOf(samples);
+}
+
+/**
+ * Counts the SQL statements every pg client of this process sends while it runs (a round trip
+ * each: node-postgres does not pipeline), and the process's CPU time: per-request costs that the
+ * load of a shared machine does not change, beside the timings that it does.
+ */
+export function meterProcess(): { stop(): { statements: number; cpuMs: number } } {
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  let statements = 0;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    statements += 1;
+    return original.apply(this, args);
+  };
+  const cpu = process.cpuUsage();
+  return {
+    stop() {
+      proto.query = original;
+      const used = process.cpuUsage(cpu);
+      return { statements, cpuMs: (used.user + used.system) / 1000 };
+    },
+  };
 }

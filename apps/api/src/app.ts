@@ -51,6 +51,11 @@ import { type WidgetAssetRouteOptions, widgetAssetRoutes } from './routes/sdk/wi
 import { type SessionMessagesRouteOptions, sessionMessagesRoutes } from './routes/sessionMessages.js';
 import { type SuspensionRouteOptions, suspensionRoutes } from './routes/suspensions.js';
 import { type TracesRouteOptions, tracesRoutes } from './routes/traces.js';
+import {
+  type VoiceConnectionWebhookOptions,
+  voiceConnectionWebhookRoutes,
+} from './routes/voice/connectionWebhook.js';
+import { type VoiceGatewayRouteOptions, voiceGatewayRoutes } from './routes/voice/gatewaySocket.js';
 import { type VoiceMediaRouteOptions, voiceMediaRoutes } from './routes/voice/mediaStream.js';
 import { type RtcVoiceRouteOptions, rtcVoiceRoutes } from './routes/voice/rtcRoutes.js';
 import { type TelephonyVoiceRouteOptions, telephonyVoiceRoutes } from './routes/voice/telephonyRoutes.js';
@@ -77,6 +82,10 @@ export interface AppOptions {
   rtcVoice?: RtcVoiceRouteOptions;
   /** The voice gateway's media WebSocket /api/v1/voice/media/{callSid} (pipeline mode); absent without it. */
   voiceMedia?: VoiceMediaRouteOptions;
+  /** The voice gateway's WebSocket for voice_gateway and byoc_sip connections (docs/voice.md); absent without it. */
+  voiceGateway?: VoiceGatewayRouteOptions;
+  /** The webhook `voice` connections advertise, /api/v1/channels/voice/webhook/{identifier}; absent without it. */
+  voiceConnections?: VoiceConnectionWebhookOptions;
   /** The conversation endpoints (chat/send, chat/stream, chat/agent, sessions/{id}/end); absent without it. */
   chat?: ChatRouteOptions;
   /** The session trace APIs (spec 001 §4.8); the routes are absent without it. */
@@ -208,6 +217,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.telephonyVoice) await app.register(telephonyVoiceRoutes, options.telephonyVoice);
   if (options.rtcVoice) await app.register(rtcVoiceRoutes, options.rtcVoice);
   if (options.voiceMedia) await app.register(voiceMediaRoutes, options.voiceMedia);
+  if (options.voiceGateway) await app.register(voiceGatewayRoutes, options.voiceGateway);
+  if (options.voiceConnections) await app.register(voiceConnectionWebhookRoutes, options.voiceConnections);
   if (options.chat) await app.register(chatRoutes, options.chat);
   if (options.traces) await app.register(tracesRoutes, options.traces);
   if (options.me) await app.register(meRoutes, options.me);

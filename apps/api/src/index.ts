@@ -15,6 +15,12 @@ export { createPageCache, type PageCache } from './routes/pageCache.js';
 export type { RecordingsRouteOptions, SessionRecordings } from './routes/recordings/index.js';
 export type { SdkBootstrapRouteOptions } from './routes/sdk/bootstrap.js';
 export { type SdkChannelLookup, sdkChannelLookup } from './routes/sdk/widgetConfig.js';
+export {
+  CONNECTION_STREAM_PARAMETER,
+  connectionAccount,
+  type VoiceConnectionWebhookOptions,
+} from './routes/voice/connectionWebhook.js';
+export type { VoiceGatewayRouteOptions } from './routes/voice/gatewaySocket.js';
 export type { VoiceMediaRouteOptions } from './routes/voice/mediaStream.js';
 export type { RtcVoiceRouteOptions } from './routes/voice/rtcRoutes.js';
 export type { TelephonyVoiceRouteOptions } from './routes/voice/telephonyRoutes.js';

@@ -9,6 +9,7 @@ import {
   startPrivateRedis,
 } from '@parley/platform/testing/privateServer';
 import { voiceLimiterFromConfig, voiceSettingsOf } from '@parley/voice';
+import { startRoomServiceStandIn } from '@parley/voice/testing';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
@@ -125,6 +126,13 @@ describe.skipIf(!available)('real-time voice rooms (fail closed)', () => {
   };
 
   it('answers a room token 503 SERVICE_UNAVAILABLE with Retry-After rather than admit past the limit', async () => {
+    // The token route creates the room through the room service: a local one stands in.
+    const rooms = await startRoomServiceStandIn({
+      apiKey: RTC.VOICE_RTC_API_KEY,
+      apiSecret: RTC.VOICE_RTC_API_SECRET,
+    });
+    closers.push(() => rooms.close());
+    RTC.VOICE_RTC_URL = rooms.url;
     const limits = voiceLimiterFromConfig({ REDIS_URL: redis.url });
     closers.push(() => limits.close());
     const app = await buildApp({

@@ -1,5 +1,7 @@
 import { createAuthStore } from '@parley/auth';
 import {
+  cachedConnectionStore,
+  cachedSubscriptionStore,
   checkCallbackUrl,
   createA2aTaskStore,
   createChannelAdapters,
@@ -83,12 +85,15 @@ export async function createApiServer(system: ApiDependencies): Promise<ApiServe
   // Agents' secrets are encrypted with the connections' keyring (CHANNEL_CREDENTIALS_KEY).
   const agents = createAgentStore(pool, channelKeyring ?? undefined);
   // A connection's settings.apiBaseUrl: no private or loopback address unless CHANNEL_API_BASE_URL_ALLOWLIST says so.
+  // Webhooks resolve their connection from a per-process cache (CONNECTION_CACHE_TTL_MS).
   const channelConnections =
     channelKeyring === null
       ? null
-      : createConnectionStore(pool, channelKeyring, {
-          apiBaseUrl: { allowlist: apiBaseUrlAllowlistOf(config) },
-        });
+      : cachedConnectionStore(
+          createConnectionStore(pool, channelKeyring, {
+            apiBaseUrl: { allowlist: apiBaseUrlAllowlistOf(config) },
+          }),
+        );
   const channelAdapters = createChannelAdapters({
     vonageWebhookMaxAgeSeconds: config.VONAGE_WEBHOOK_MAX_AGE_SECONDS,
   });
@@ -96,12 +101,15 @@ export async function createApiServer(system: ApiDependencies): Promise<ApiServe
   // pg-boss used only to insert jobs (send with the caller's transaction): never started here.
   const jobs = createChannelJobQueue(pool);
   const sdkChannels = createSdkChannelStore(pool);
+  // The submit's subscription check from a per-process cache (as connections); writes through it forget it.
   const webhookSubscriptions =
     channelKeyring === null
       ? null
-      : createSubscriptionStore(pool, channelKeyring, {
-          checkUrl: (url) => checkCallbackUrl(url, { allowlist: callbackAllowlist }),
-        });
+      : cachedSubscriptionStore(
+          createSubscriptionStore(pool, channelKeyring, {
+            checkUrl: (url) => checkCallbackUrl(url, { allowlist: callbackAllowlist }),
+          }),
+        );
   const channelPipeline =
     channelConnections === null
       ? null
@@ -140,8 +148,16 @@ export async function createApiServer(system: ApiDependencies): Promise<ApiServe
     voice: voiceServices(system, auth),
     telephonyVoice: voiceApi.telephony,
     rtcVoice: voiceApi.rtc,
-    // The voice gateway's media WebSocket (pipeline mode): each utterance is a turn of the chat runtime.
-    voiceMedia: voiceApi.media(chat.options.runtime),
+    // The voice gateway's media WebSocket: pipeline turns and realtime conversations of the chat runtime.
+    voiceMedia: voiceApi.media(chat.runtime, channelConnections),
+    // The voice gateway socket (voice_gateway, byoc_sip) and the voice connections' webhook: their
+    // connections' secrets need CHANNEL_CREDENTIALS_KEY.
+    ...(channelConnections === null
+      ? {}
+      : {
+          voiceGateway: voiceApi.gateway(chat.runtime, channelConnections),
+          voiceConnections: voiceApi.connections(channelConnections),
+        }),
     chat: chat.options,
     // Web chat WebSocket and AG-UI: the conversation endpoints' credentials, runtime and limits.
     webChat: { ...chat.options, store: system.store },

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '@parley/platform/testing';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRoomServiceStub } from './testing/roomServiceStub.js';
 import { cleanEnv, parleyBin, repoRoot, runCli } from './testing/runCli.js';
 
 /**
@@ -52,15 +53,18 @@ describe.skipIf(!available && process.env.CI !== 'true')('voice limits across tw
   let key = '';
   let projectId = '';
   let logs = '';
+  let rooms: Awaited<ReturnType<typeof startRoomServiceStub>> | undefined;
 
   beforeAll(async () => {
     if (!available) throw new Error(`CI=true and no Redis at ${REDIS_URL}`);
+    // The token route creates each room through the room service: a local one accepts them.
+    rooms = await startRoomServiceStub();
     db = await createTestDatabase();
     const env = cleanEnv({
       DATABASE_URL: db.url,
       REDIS_URL,
       VOICE_ENABLED: 'true',
-      VOICE_RTC_URL: 'wss://rooms.example.com',
+      VOICE_RTC_URL: rooms.url,
       VOICE_RTC_API_KEY: 'APIbench',
       VOICE_RTC_API_SECRET: randomBytes(24).toString('hex'),
       // The per-tenant limit binds: the global one (a key every run shares, in a Redis that outlives
@@ -115,6 +119,7 @@ describe.skipIf(!available && process.env.CI !== 'true')('voice limits across tw
       ),
     );
     await db?.close();
+    await rooms?.close();
   });
 
   it(`admits exactly ${MAX_ROOMS} rooms of the tenant across both processes; the rest are 429`, async () => {

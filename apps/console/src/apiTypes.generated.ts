@@ -88,6 +88,24 @@ export interface ListSessionSummariesResponse {
     durationMs: number;
     idleDurationMs: number;
     isTest: boolean | null;
+    /**
+     * Parley's extension: the session's voice calls; absent for a session without calls
+     */
+    voiceCalls?: {
+      callId: string;
+      /**
+       * The latest lifecycle status: initiated, ringing, in-progress, completed, failed, …
+       */
+      status: string;
+      /**
+       * When it happened (ISO 8601)
+       */
+      at: string;
+      /**
+       * The call duration once reported
+       */
+      durationSeconds: number | null;
+    }[];
   }[];
   /**
    * How far the read model behind this page has caught up with the event log.
@@ -281,6 +299,27 @@ export interface ListSessionTracesResponse {
     guardrailBlockCount: number;
     guardrailBlockRate: number | null;
     errorCount: number;
+    /**
+     * The session’s voice calls (docs/traces.md "Voice calls"); their events are not turns
+     */
+    voiceCalls: {
+      callId: string;
+      /**
+       * The latest lifecycle status (initiated, ringing, in-progress, completed, failed, …)
+       */
+      status: string | null;
+      statuses: {
+        status: string;
+        at: string;
+      }[];
+      durationMs: number | null;
+      firstResponseTimeMs: number | null;
+      meanResponseTimeMs: number | null;
+      turnCount: number | null;
+      sttConfidence: number | null;
+      bargeInRate: number | null;
+      silenceDurationMs: number | null;
+    }[];
   };
 }
 
@@ -344,6 +383,27 @@ export interface GetSessionMetricsResponse {
     guardrailBlockCount: number;
     guardrailBlockRate: number | null;
     errorCount: number;
+    /**
+     * The session’s voice calls (docs/traces.md "Voice calls"); their events are not turns
+     */
+    voiceCalls: {
+      callId: string;
+      /**
+       * The latest lifecycle status (initiated, ringing, in-progress, completed, failed, …)
+       */
+      status: string | null;
+      statuses: {
+        status: string;
+        at: string;
+      }[];
+      durationMs: number | null;
+      firstResponseTimeMs: number | null;
+      meanResponseTimeMs: number | null;
+      turnCount: number | null;
+      sttConfidence: number | null;
+      bargeInRate: number | null;
+      silenceDurationMs: number | null;
+    }[];
     sessionId: string;
   };
 }

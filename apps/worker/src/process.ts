@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import {
+  cachedConnectionStore,
   checkCallbackUrl,
   createChannelAdapters,
   createConnectionStore,
@@ -145,8 +146,11 @@ function workerChannels(system: ProcessDependencies): ChannelsWorkOptions | unde
       fetch: callbackFetch,
       retryScheduleSeconds,
     },
-    // Connections' apiBaseUrl: checked when saved (API) and again before each send.
-    connections: createConnectionStore(system.pool, keyring, { apiBaseUrl: apiBaseUrlGuard }),
+    // Connections' apiBaseUrl: checked when saved (API) and again before each send. Each inbound and
+    // send job resolves its connection from a per-process cache (CONNECTION_CACHE_TTL_MS).
+    connections: cachedConnectionStore(
+      createConnectionStore(system.pool, keyring, { apiBaseUrl: apiBaseUrlGuard }),
+    ),
     apiBaseUrl: apiBaseUrlGuard,
     runTurn: (req) => runtime.runTurn(req),
     // Suspended tools: resumed by their signed callback (the API queues them) or timed out here.

@@ -16,6 +16,7 @@ export {
   LogAheadOfClusterError,
   type PostgresEventStore,
   type PostgresEventStoreOptions,
+  type StreamAppend,
   startListener,
 } from './postgres/index.js';
 export {

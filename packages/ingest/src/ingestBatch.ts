@@ -4,6 +4,7 @@ import {
   type EventStore,
   type EventToAppend,
   type ExpectedRevision,
+  type PostgresEventStore,
   WrongExpectedVersionError,
   withLogTransaction,
 } from '@parley/eventstore';
@@ -138,6 +139,27 @@ export async function ingestBatch(
   }
 }
 
+/**
+ * The usual batch (every id new, every new stream still absent) in one round trip: every group's
+ * append in one call, all or nothing. A new stream created meanwhile throws
+ * WrongExpectedVersionError, as the per-stream way does (ingestBatch checks the owners again);
+ * null when an id is already recorded: nothing was written, and the batch goes the per-stream way,
+ * which tells each item's outcome.
+ */
+async function appendAllAtOnce(
+  store: PostgresEventStore,
+  groups: Map<string, Accepted[]>,
+  isNew: (stream: string) => boolean,
+): Promise<ItemResult[] | null> {
+  const appends = [...groups].map(([stream, items]) => ({
+    stream,
+    events: items.map((i) => i.event),
+    expectedRevision: isNew(stream) ? ('no_stream' as const) : ('any' as const),
+  }));
+  const results = await store.tryAppendAll(appends);
+  return results === null ? null : [...groups.values()].flatMap((items) => items.map(accepted));
+}
+
 async function appendOwnStreams(
   deps: { store: EventStore; pool?: Pool },
   valid: readonly Accepted[],
@@ -157,7 +179,9 @@ async function appendOwnStreams(
   const isNew = (stream: string) => owners.get(stream) === null;
   let appended: ItemResult[] = [];
   if (groups.size > 0) {
-    if (canAppendInTransaction(store) && pool) {
+    const all = canAppendInTransaction(store) ? await appendAllAtOnce(store, groups, isNew) : null;
+    if (all) appended = all;
+    else if (canAppendInTransaction(store) && pool) {
       // Another appender of one of these streams committing out of transaction-id order makes
       // withLogTransaction run the batch again in a newer transaction (docs/log.md).
       appended = await withLogTransaction(pool, store, (tx) =>

@@ -1,4 +1,10 @@
-import type { EventStore } from '@parley/eventstore';
+import { canAppendInTransaction, type EventStore, type RecordedEvent } from '@parley/eventstore';
+
+function ownerOf(first: RecordedEvent): string {
+  const named = first.data.projectId ?? first.metadata.projectId;
+  // A first event naming no project belongs to no project a key acts for.
+  return typeof named === 'string' ? named : '';
+}
 
 /** Streams read at once while finding their owners (each read is one indexed row). */
 const CONCURRENCY = 8;
@@ -15,14 +21,21 @@ export async function streamOwners(
   streams: readonly string[],
 ): Promise<Map<string, string | null>> {
   const owners = new Map<string, string | null>();
+  if (canAppendInTransaction(store)) {
+    // The PostgreSQL log reads every stream's first event in one query.
+    const firsts = await store.readFirstEvents(streams);
+    for (const stream of streams) {
+      const first = firsts.get(stream);
+      owners.set(stream, first ? ownerOf(first) : null);
+    }
+    return owners;
+  }
   const queue = [...streams];
   const worker = async () => {
     for (let stream = queue.shift(); stream !== undefined; stream = queue.shift()) {
       let owner: string | null = null;
       for await (const first of store.readStream(stream, { maxCount: 1 })) {
-        const named = first.data.projectId ?? first.metadata.projectId;
-        // A first event naming no project belongs to no project a key acts for.
-        owner = typeof named === 'string' ? named : '';
+        owner = ownerOf(first);
       }
       owners.set(stream, owner);
     }

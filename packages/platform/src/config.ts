@@ -366,6 +366,11 @@ export const configSchema = z.object({
     .min(1_000)
     .max(86_400_000)
     .default(1_800_000),
+  /**
+   * The realtime provider's WebSocket endpoint (`openai`: the OpenAI Realtime API, default
+   * wss://api.openai.com/v1/realtime, keyed with OPENAI_API_KEY). Set it for a compatible server.
+   */
+  VOICE_REALTIME_URL: optionalUrl,
   /** The path segment of the real-time room service routes (`/api/v1/<vendor>/…`). */
   VOICE_RTC_VENDOR: z
     .string()

@@ -7,6 +7,18 @@ export {
   renderPrompt,
 } from './engine/messageMetadata.js';
 export {
+  REALTIME_CHANNEL,
+  RealtimeUnavailableError,
+} from './engine/realtime/realtimeConversation.js';
+export type {
+  RealtimeAgentView,
+  RealtimeConversation,
+  RealtimeRequest,
+  RealtimeResponseFacts,
+  RealtimeToolResult,
+  RealtimeTurn,
+} from './engine/realtime/realtimeTypes.js';
+export {
   createRuntime,
   DEFAULT_BLOCKED_REPLY,
   DEFAULT_TIMEOUT_REPLY,

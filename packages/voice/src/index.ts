@@ -1,4 +1,20 @@
 export {
+  bearerOf,
+  GATEWAY_CLOSE,
+  GATEWAY_ENCODINGS,
+  GATEWAY_SAMPLE_RATES,
+  type GatewayControl,
+  type GatewayFormat,
+  type GatewayOutbound,
+  type GatewayStart,
+  gatewayControlSchema,
+  gatewayFormatSchema,
+  gatewayStartSchema,
+  tokenMatches,
+} from './gateway/framing.js';
+export { type GatewayAudio, gatewayAudio, pcm16ToSamples, samplesToPcm16 } from './gateway/gatewayAudio.js';
+export { recordGatewayCall } from './gateway/gatewayCallStatus.js';
+export {
   type AdmitDecision,
   slotSetName,
   type VoiceConcurrencyLimiter,
@@ -73,6 +89,48 @@ export { SUPPORT_CORPUS } from './pipeline/supportCorpus.js';
 export { TelephonyEncoder } from './pipeline/telephonyEncoder.js';
 export { wordErrorRate, wordErrors, wordsOf } from './pipeline/wer.js';
 export { WER_PHRASES } from './pipeline/werPhrases.js';
+export {
+  createOpenAiRealtimeProvider,
+  DEFAULT_OPENAI_REALTIME_MODEL,
+  DEFAULT_OPENAI_REALTIME_URL,
+  OPENAI_REALTIME_PROVIDER,
+  type OpenAiRealtimeOptions,
+} from './realtime/openAiRealtime.js';
+export {
+  alawToLinear,
+  bytesPerMs,
+  createInboundConverter,
+  createOutboundConverter,
+  linearToAlaw,
+  type OutboundConverter,
+  PCM16_SAMPLE_RATE,
+  type RealtimeAudioFormat,
+} from './realtime/realtimeAudio.js';
+export {
+  type RealtimeCallEnd,
+  type RealtimeCallOptions,
+  startRealtimeCall,
+} from './realtime/realtimeCall.js';
+export type {
+  RealtimeEvent,
+  RealtimeFunction,
+  RealtimeResponseStatus,
+  RealtimeSession,
+  RealtimeSessionConfig,
+  RealtimeUsage,
+  RealtimeVoiceProvider,
+} from './realtime/realtimeProvider.js';
+export type {
+  RealtimeAgentConversation,
+  RealtimeAgentTurn,
+  RealtimeResponseRecord,
+} from './realtime/realtimeTurns.js';
+export { chooseVoiceMode, realtimeProviderOf, type VoiceModeChoice } from './realtime/voiceMode.js';
+export {
+  liveKitRoomService,
+  type RoomService,
+  RoomServiceUnavailableError,
+} from './rtc/roomService.js';
 export { issueRoomToken, type RoomToken, roomIdentityOf, roomNameOf } from './rtc/roomToken.js';
 export {
   parseRoomTokenInput,

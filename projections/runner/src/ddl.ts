@@ -11,6 +11,10 @@ export const physicalTable = (logical: string, generation: number): string => `$
 
 const q = (ident: string): string => `"${ident}"`;
 
+/** A key column, quoted, or an expression (validated by defineProjection) in parentheses. */
+const indexKey = (key: StoredTable['indexes'][number]['columns'][number]): string =>
+  typeof key === 'string' ? q(key) : `(${key.expression})`;
+
 export function createTableSql(table: StoredTable, generation: number): string {
   const columns = table.columns.map((c) => `${q(c.name)} ${c.type}${c.nullable ? '' : ' not null'}`);
   const key = `primary key (${table.primaryKey.map(q).join(', ')})`;
@@ -23,7 +27,7 @@ export function createIndexesSql(table: StoredTable, generation: number): string
   return table.indexes.map(
     (index, i) =>
       `create ${index.unique ? 'unique ' : ''}index if not exists ${q(`${physical}_i${i + 1}`)} ` +
-      `on ${q(physical)} (${index.columns.map(q).join(', ')})` +
+      `on ${q(physical)} (${index.columns.map(indexKey).join(', ')})` +
       (index.include === undefined ? '' : ` include (${index.include.map(q).join(', ')})`),
   );
 }

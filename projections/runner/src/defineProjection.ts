@@ -3,8 +3,18 @@ import { ParleyError } from '@parley/platform';
 import { type ColumnSpec, type ColumnValue, columnNullable, columnType, columnTypes } from './columnTypes.js';
 import { ddlHash } from './ddl.js';
 
+/**
+ * An index key that is an expression over the row's columns (`of`), for a read that orders or
+ * filters by it, e.g. `coalesce(last_activity_at, created_at)`. Written as is into the DDL.
+ */
+export interface IndexExpression<Column extends string = string> {
+  readonly expression: string;
+  readonly of: readonly Column[];
+}
+
 export interface IndexSpec<Column extends string = string> {
-  readonly columns: readonly Column[];
+  /** Key columns, in order; an entry may be an expression (IndexExpression). */
+  readonly columns: readonly (Column | IndexExpression<Column>)[];
   readonly unique?: boolean;
   /**
    * Columns stored in the index's leaf entries but not in its key (`INCLUDE`): a scan can test
@@ -117,6 +127,8 @@ export interface Projection<Tables extends Record<string, TableSpec> = Record<st
 
 const NAME = /^[a-z][a-z0-9_-]{0,62}$/;
 const IDENT = /^[a-z][a-z0-9_]*$/;
+/** Index expressions: lower-case names, calls, arithmetic and commas (no quotes, no semicolons). */
+const INDEX_EXPRESSION = /^[a-z0-9_ (),+\-*/]+$/;
 // Leaves room for `_g<generation>_i<n>` and `_pkey` within PostgreSQL's 63 bytes.
 const MAX_TABLE_NAME = 44;
 
@@ -163,7 +175,14 @@ export function defineProjection<const Tables extends Record<string, TableSpec>>
     }
     for (const index of spec.indexes ?? []) {
       if (index.columns.length === 0) fail(`${logical}: an index must name at least one column`);
-      for (const column of [...index.columns, ...(index.include ?? [])]) {
+      for (const key of index.columns) {
+        if (typeof key === 'string') continue;
+        if (!INDEX_EXPRESSION.test(key.expression) || key.of.length === 0) {
+          fail(`${logical}: bad index expression ${key.expression}`);
+        }
+      }
+      const keyColumns = index.columns.flatMap((key) => (typeof key === 'string' ? [key] : key.of));
+      for (const column of [...keyColumns, ...(index.include ?? [])]) {
         if (!names.has(column)) fail(`${logical}: index column ${column} is not a column`);
       }
     }
@@ -205,7 +224,9 @@ export function defineProjection<const Tables extends Record<string, TableSpec>>
       columns,
       primaryKey: [...spec.primaryKey],
       indexes: (spec.indexes ?? []).map((i) => ({
-        columns: [...i.columns],
+        columns: i.columns.map((key) =>
+          typeof key === 'string' ? key : { expression: key.expression, of: [...key.of] },
+        ),
         unique: i.unique === true,
         ...(i.include !== undefined && i.include.length > 0 && { include: [...i.include] }),
       })),

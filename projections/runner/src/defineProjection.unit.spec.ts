@@ -21,6 +21,35 @@ describe('defineProjection', () => {
     );
   });
 
+  it('writes expression keys of an index in parentheses, after checking the columns they use', () => {
+    const table = {
+      columns: { id: 'text', a: 'integer', b: 'integer' },
+      primaryKey: ['id'],
+      indexes: [{ columns: [{ expression: 'a + b', of: ['a', 'b'] }, 'id'] }],
+    } as const;
+    const p = defineProjection({
+      name: 'sums',
+      version: 1,
+      eventTypes: ['X'],
+      tables: { t: table },
+      handlers: { t: keep },
+    });
+    expect(createIndexesSql(p.compiled[0]!, 2)).toEqual([
+      'create index if not exists "t_g2_i1" on "t_g2" ((a + b), "id")',
+    ]);
+    const bad = (columns: unknown[]) => () =>
+      defineProjection({
+        name: 'sums',
+        version: 1,
+        eventTypes: ['X'],
+        tables: { t: { ...table, indexes: [{ columns }] } as never },
+        handlers: { t: keep },
+      });
+    expect(bad([{ expression: 'a + c', of: ['a', 'c'] }])).toThrow(ProjectionDefinitionError);
+    expect(bad([{ expression: "a + 1; drop table t; --'", of: ['a'] }])).toThrow(ProjectionDefinitionError);
+    expect(bad([{ expression: 'a + b', of: [] }])).toThrow(ProjectionDefinitionError);
+  });
+
   it('hashes the tables, not the generation or handlers', () => {
     expect(tallyProjection('a', 't').ddlHash).toBe(tallyProjection('b', 't').ddlHash);
     expect(tallyProjection('a', 't', 2).ddlHash).not.toBe(tallyProjection('a', 't').ddlHash);

@@ -18,6 +18,7 @@ export {
   type CompiledTable,
   defineProjection,
   type HandlersOf,
+  type IndexExpression,
   type IndexSpec,
   type KeyOf,
   type Projection,

@@ -7,10 +7,12 @@ import {
   PAGE_ITEMS_BUDGET_BYTES,
 } from '@parley/analytics';
 import type { Pool, PoolClient } from '@parley/platform';
+import { type ActivityBounds, activityBounds, activityKeysSql } from './activityPage.js';
 import { dimensionMatchKey, dimensionNameKey } from './dimensionRow.js';
 import type { SessionListFilter } from './filter.js';
 import { sessionListWhere } from './sessionListWhere.js';
 import { sessionTotalSql } from './sessionTotal.js';
+import type { VoiceCalls } from './summaryRow.js';
 import { IDLE } from './summaryRow.js';
 
 /** A session summary exactly as spec 000 §2.2 names its fields. */
@@ -39,6 +41,21 @@ export interface SessionSummary {
   durationMs: number;
   idleDurationMs: number;
   isTest: boolean | null;
+  /**
+   * Parley's extension (docs/api.md session fields, `voiceCalls`): the session's voice calls with their latest
+   * lifecycle status; absent for a session without calls (the spec's fields stay exactly as they are).
+   */
+  voiceCalls?: VoiceCallSummary[];
+}
+
+export interface VoiceCallSummary {
+  callId: string;
+  /** The latest status (initiated, ringing, in-progress, completed, failed, …). */
+  status: string;
+  /** When it happened (the provider's time, else when it was reported). */
+  at: string;
+  /** The call's duration once reported (completed), else null. */
+  durationSeconds: number | null;
 }
 
 export interface SessionPage {
@@ -58,6 +75,8 @@ export interface ListSessionsOptions {
   maxSessionsBytes?: number;
   /** The time of reading: an idle session's durations run until then. Default: the clock. */
   now?: Date;
+  /** A lastActivityAt page's bounds as read before (tests pass stale ones); default: read now. */
+  activityBounds?: ActivityBounds;
 }
 
 interface SummaryQueryRow {
@@ -88,13 +107,14 @@ interface SummaryQueryRow {
   duration_ms: number;
   idle_duration_ms: number;
   is_test: boolean | null;
+  voice_calls: VoiceCalls | null;
 }
 
 const COLUMNS = `s.id, s.channel, s.environment, s.status, s.containment_type, s.created_at,
   s.last_activity_at, s.ended_at, s.user_messages, s.agent_messages, s.trace_llm_call, s.trace_decision,
   s.trace_tool_call, s.trace_error, s.trace_total, s.input_tokens, s.cached_tokens, s.completion_tokens,
   s.reasoning_tokens, s.output_tokens, s.total_tokens, s.trace_dimensions, s.estimated_cost, s.duration_ms,
-  s.idle_duration_ms, s.is_test`;
+  s.idle_duration_ms, s.is_test, s.voice_calls`;
 
 /**
  * A row as the list returns it. An idle session is still open and idle: its durations run until
@@ -142,8 +162,15 @@ export function toSessionSummary(
       ? Math.max(r.idle_duration_ms, now.getTime() - lastActivity.getTime())
       : r.idle_duration_ms,
     isTest: r.is_test,
+    ...(r.voice_calls === null ? {} : { voiceCalls: voiceCallsOf(r.voice_calls) }),
   };
 }
+
+/** The session's calls, in the order of their latest status (an extension: docs/api.md `voiceCalls`). */
+const voiceCallsOf = (calls: VoiceCalls): VoiceCallSummary[] =>
+  Object.entries(calls)
+    .map(([callId, c]) => ({ callId, status: c.status, at: c.at, durationSeconds: c.durationSeconds }))
+    .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.callId < b.callId ? -1 : 1));
 
 /**
  * One page of the session list (spec 000 §4.2), newest first by default: createdAt descending, then
@@ -159,8 +186,12 @@ export async function listSessions(
 ): Promise<SessionPage> {
   const maxBytes = options.maxSessionsBytes ?? PAGE_ITEMS_BUDGET_BYTES;
   const params: unknown[] = [];
+  const bounds =
+    filter.sort?.field === 'lastActivityAt' && filter.from !== undefined && filter.to !== undefined
+      ? (options.activityBounds ?? (await activityBounds(db, filter)))
+      : null;
   const totalSql = sessionTotalSql(filter, params);
-  const pageQuery = pageSql(filter, params);
+  const pageQuery = pageSql(filter, params, bounds);
   const { rows } = await db.query<SummaryQueryRow>(
     `select t.total, p.* from (select ${totalSql} as total) t left join lateral (${pageQuery}) p on true`,
     [...params, filter.limit, filter.offset],
@@ -195,11 +226,14 @@ const SORT_EXPRESSIONS: Record<SessionSortField, string> = {
  * created_at: the same order). The planner cannot see that order through the join (it estimates one
  * row for it and sorts every match), hence the ordered subquery: a campaign on 2.5% of a week's
  * sessions is 100 index entries and 100 probes instead of 11,600 (docs/performance.md).
- * Any other sort (or createdAt ascending) reads the window's matches through the same
- * (project_id, created_at, id) index and keeps the top rows of a bounded sort (docs/decisions.md:
- * no index per sort key, the window is always bounded).
+ * Any other sort (or createdAt ascending) takes the page's keys first, from the sort key's own
+ * (project_id, key, id) index, the common filters tested in the index (INCLUDE), in the page's order,
+ * or from a bounded sort of the window's matches when the planner finds that cheaper (a narrow
+ * filter), then reads the page's rows by primary key. lastActivityAt is walked between bounds
+ * (activityPage.ts): it follows createdAt closely, so an unbounded walk would step over every session
+ * after (or before) the range first.
  */
-function pageSql(filter: SessionListFilter, params: unknown[]): string {
+function pageSql(filter: SessionListFilter, params: unknown[], bounds: ActivityBounds | null): string {
   const param = (value: unknown): string => {
     params.push(value);
     return `$${params.length}`;
@@ -207,10 +241,20 @@ function pageSql(filter: SessionListFilter, params: unknown[]): string {
   const paging = () => `limit $${params.length + 1} offset $${params.length + 2}`;
   const sort = filter.sort;
   if (sort !== undefined && (sort.field !== 'createdAt' || sort.direction !== 'desc')) {
-    const { where } = sessionListWhere(filter, params);
     const direction = sort.direction === 'asc' ? 'asc' : 'desc';
-    return `select ${COLUMNS} from session_summaries s where ${where}
-      order by ${SORT_EXPRESSIONS[sort.field]} ${direction}, s.id ${direction} ${paging()}`;
+    const key = SORT_EXPRESSIONS[sort.field];
+    let keys: string;
+    if (sort.field === 'lastActivityAt' && bounds !== null) {
+      keys = activityKeysSql(filter, params, bounds, direction);
+    } else {
+      const { where } = sessionListWhere(filter, params);
+      keys = `select s.project_id, s.id, ${key} as sort_key from session_summaries s where ${where}
+        order by ${key} ${direction}, s.id ${direction} ${paging()}`;
+    }
+    // The page's keys first (from the sort key's index, filters tested in it), then its rows.
+    return `select ${COLUMNS} from (${keys}) k
+      cross join lateral (select * from session_summaries s where s.project_id = k.project_id and s.id = k.id) s
+      order by k.sort_key ${direction}, k.id ${direction}`;
   }
   const first = Object.entries(filter.traceDimensions ?? {})[0];
   if (first === undefined) {

@@ -12,7 +12,8 @@ export type SessionEvent = Extract<
       | 'MessageReceived'
       | 'AgentReplied'
       | 'TraceEventRecorded'
-      | 'LlmCallRecorded';
+      | 'LlmCallRecorded'
+      | 'VoiceCallStatusChanged';
   }
 >;
 
@@ -25,7 +26,7 @@ const cache = new WeakMap<RecordedEvent, SessionScopedEvent | null>();
 
 /**
  * The event, upcast and validated, when it belongs to a session this projection summarises; null
- * for other types and for LLM calls outside any session. Invalid data throws
+ * for other types and for LLM calls and voice call statuses outside any session. Invalid data throws
  * (InvalidEventDataError), which stops the projection rather than skipping a fact.
  */
 export function parsedSessionEvent(event: RecordedEvent): SessionScopedEvent | null {
@@ -45,6 +46,7 @@ export function parsedSessionEvent(event: RecordedEvent): SessionScopedEvent | n
         result = parsed as SessionScopedEvent;
         break;
       case 'LlmCallRecorded':
+      case 'VoiceCallStatusChanged':
         if (parsed.data.sessionId !== undefined) result = parsed as SessionScopedEvent;
         break;
       default:

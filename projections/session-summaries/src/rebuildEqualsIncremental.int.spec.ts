@@ -24,6 +24,7 @@ const types = [
   'AgentReplied',
   'TraceEventRecorded',
   'LlmCallRecorded',
+  'VoiceCallStatusChanged',
 ] as const;
 
 /** An event of one of three sessions, any valid data; or an event of a type this projection ignores. */

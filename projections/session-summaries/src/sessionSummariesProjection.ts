@@ -2,6 +2,7 @@ import type { RecordedEvent } from '@parley/eventstore';
 import { defineProjection, type KeyOf, type RowOf, utcDay } from '@parley/projection-runner';
 import { dimensionMatchKey, dimensionNameKey, evolveDimension } from './dimensionRow.js';
 import { parsedSessionEvent } from './parsedSessionEvent.js';
+import { ACTIVITY_SPAN, LAST_ACTIVITY, MESSAGE_COUNT } from './sortKeys.js';
 import { evolveSummary } from './summaryRow.js';
 
 /** The event types this projection reads; every other type is filtered out by the runner. */
@@ -14,7 +15,11 @@ export const SESSION_SUMMARY_EVENT_TYPES = [
   'AgentReplied',
   'TraceEventRecorded',
   'LlmCallRecorded',
+  'VoiceCallStatusChanged',
 ] as const;
+
+/** The list's common filter columns, in each sort index: a page's walk tests them index-only. */
+const SORT_INCLUDE = ['created_at', 'environment', 'channel', 'status', 'containment_type'] as const;
 
 const summaryTable = {
   columns: {
@@ -64,6 +69,8 @@ const summaryTable = {
     total_tokens: 'bigint',
     // Exact decimal sum of the calls' costs (see decimal.ts).
     estimated_cost: 'numeric',
+    // The session's voice calls: callId → the latest status (VoiceCallStatusChanged); null without calls.
+    voice_calls: { type: 'jsonb', nullable: true },
     // Latest recordedAt of the events folded into the row (spec 000 §4.2 callerNumber rule 9).
     summary_written_at: 'timestamptz',
   },
@@ -79,6 +86,22 @@ const summaryTable = {
     // ones by end time, across projects.
     { columns: ['status', 'last_activity_at'] },
     { columns: ['status', 'ended_at'] },
+    // The list's other sort keys (listSessions SORT_EXPRESSIONS), id last as the tie-break: a sorted
+    // page walks one of these in its order, tests the common filters in the index (INCLUDE) and
+    // stops after the page, instead of sorting the window's matches (docs/performance.md).
+    { columns: ['project_id', 'estimated_cost', 'id'], include: SORT_INCLUDE },
+    { columns: ['project_id', 'total_tokens', 'id'], include: SORT_INCLUDE },
+    {
+      columns: ['project_id', { expression: MESSAGE_COUNT, of: ['user_messages', 'agent_messages'] }, 'id'],
+      include: [...SORT_INCLUDE, 'user_messages', 'agent_messages'],
+    },
+    {
+      columns: ['project_id', { expression: LAST_ACTIVITY, of: ['last_activity_at', 'created_at'] }, 'id'],
+      include: [...SORT_INCLUDE, 'last_activity_at'],
+    },
+    // The spread of lastActivityAt - createdAt in a project: its least and greatest bound the
+    // lastActivityAt of a date range's sessions, so that walk starts and stops near the range.
+    { columns: ['project_id', { expression: ACTIVITY_SPAN, of: ['last_activity_at', 'created_at'] }] },
   ],
   // Exact per-day counts for the list's `total` (sessionTotal.ts): whole days of a range are summed
   // here, only the partial days at its edges are counted row by row.
@@ -185,8 +208,9 @@ export const sessionSummariesProjection = defineProjection({
   name: 'session-summaries',
   // 2: the covering index of the count; started_at in the dimension index. 3: the day-count rollups
   // and the covering dimension index. 4: session lifecycle (idle, abandoned, archived: SessionIdled,
-  // SessionArchived, end_status) and the sweep's indexes.
-  version: 4,
+  // SessionArchived, end_status) and the sweep's indexes. 5: an index per sort key of the list.
+  // 6: voice_calls (VoiceCallStatusChanged).
+  version: 6,
   eventTypes: SESSION_SUMMARY_EVENT_TYPES,
   tables: { session_summaries: summaryTable, session_dimensions: dimensionTable },
   handlers: {

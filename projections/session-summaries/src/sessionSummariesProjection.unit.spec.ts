@@ -8,6 +8,22 @@ import { dimensionMatchKey, dimensionNameKey } from './dimensionRow.js';
 import { sessionSummariesProjection } from './sessionSummariesProjection.js';
 import { inLogOrder, reordered, sessionEvents } from './spec/sessionEvents.js';
 
+const callStatus = (
+  callId: string,
+  status: 'ringing' | 'completed' | 'failed',
+  at: string,
+  durationSeconds?: number,
+) =>
+  toAppend('VoiceCallStatusChanged', {
+    callId,
+    projectId: 'p1',
+    sessionId: 's1',
+    accountId: 'AC1',
+    status,
+    occurredAt: at,
+    reportedAt: at,
+    ...(durationSeconds === undefined ? {} : { durationSeconds }),
+  });
 const fold = (events: readonly RecordedEvent[], state?: MemoryState) =>
   projectInMemory(sessionSummariesProjection, events, state);
 const summaries = (state: MemoryState) => memoryRows(state, 'session_summaries');
@@ -47,6 +63,10 @@ describe('session-summaries handlers', () => {
         4_000,
       ),
       s.llmCall('2025-03-01T10:04:00.000Z', 9, { inputTokens: 1, completionTokens: 1 }, 1, false), // no session
+      // A call's statuses, out of order: the one that happened last wins; not activity.
+      callStatus('CA1', 'completed', '2025-03-01T10:04:30.000Z', 42),
+      callStatus('CA1', 'ringing', '2025-03-01T10:03:40.000Z'),
+      callStatus('CA2', 'failed', '2025-03-01T10:04:50.000Z'),
       end,
     ]);
     const state = fold(events);
@@ -89,6 +109,20 @@ describe('session-summaries handlers', () => {
         output_tokens: 45,
         total_tokens: 195,
         estimated_cost: '0.3', // exact: 0.1 + 0.2 in doubles is 0.30000000000000004
+        voice_calls: {
+          CA1: {
+            status: 'completed',
+            at: '2025-03-01T10:04:30.000Z',
+            eventId: expect.any(String),
+            durationSeconds: 42,
+          },
+          CA2: {
+            status: 'failed',
+            at: '2025-03-01T10:04:50.000Z',
+            eventId: expect.any(String),
+            durationSeconds: null,
+          },
+        },
         summary_written_at: new Date('2025-01-01T00:00:00Z'),
       },
     ]);
@@ -250,7 +284,7 @@ describe('session-summaries handlers', () => {
     expect(summaries(ended)[0]?.status).toBe('completed');
   });
 
-  it('reads only its eight event types', () => {
+  it('reads only its nine event types', () => {
     expect(sessionSummariesProjection.eventTypes).toEqual([
       'SessionStarted',
       'SessionEnded',
@@ -260,6 +294,7 @@ describe('session-summaries handlers', () => {
       'AgentReplied',
       'TraceEventRecorded',
       'LlmCallRecorded',
+      'VoiceCallStatusChanged',
     ]);
   });
 });

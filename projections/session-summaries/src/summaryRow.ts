@@ -49,6 +49,7 @@ function emptyRow(key: SummaryKey): SummaryRow {
     output_tokens: 0,
     total_tokens: 0,
     estimated_cost: '0',
+    voice_calls: null,
     summary_written_at: new Date(0),
   };
 }
@@ -71,6 +72,41 @@ export function unclassifiedContainment(status: string): string {
 const later = (a: Date | null, b: Date): Date => (a === null || b.getTime() > a.getTime() ? b : a);
 const earlier = (a: Date | null, b: Date): Date => (a === null || b.getTime() < a.getTime() ? b : a);
 const plusMs = (iso: string, ms: number | undefined): Date => new Date(new Date(iso).getTime() + (ms ?? 0));
+
+/** A session's calls as the summary keeps them: the latest status of each (voice_calls). */
+export type VoiceCalls = Record<
+  string,
+  { status: string; at: string; eventId: string; durationSeconds: number | null }
+>;
+
+/**
+ * One more status of a call, merged so that any order gives the same map: the status that happened
+ * last (the provider's time, else when reported; then the larger event id) wins; the duration is the
+ * largest reported.
+ */
+export function mergeVoiceCall(
+  calls: VoiceCalls | null,
+  d: {
+    callId: string;
+    status: string;
+    occurredAt?: string | undefined;
+    reportedAt: string;
+    durationSeconds?: number | undefined;
+  },
+  eventId: string,
+): VoiceCalls {
+  const at = new Date(d.occurredAt ?? d.reportedAt).toISOString();
+  const held = calls?.[d.callId];
+  const durationSeconds = Math.max(held?.durationSeconds ?? -1, d.durationSeconds ?? -1);
+  const wins = held === undefined || at > held.at || (at === held.at && eventId > held.eventId);
+  const latest = wins
+    ? { status: d.status, at, eventId }
+    : { status: held.status, at: held.at, eventId: held.eventId };
+  return {
+    ...calls,
+    [d.callId]: { ...latest, durationSeconds: durationSeconds < 0 ? null : durationSeconds },
+  };
+}
 
 /** The start or end a row holds, if any. */
 const stampOf = (at: Date | null, eventId: string | null): Stamp | undefined =>
@@ -143,6 +179,10 @@ function applyEvent(row: SummaryRow, event: SessionScopedEvent): void {
       row.last_activity_at = later(row.last_activity_at, plusMs(d.startedAt, d.latencyMs));
       return;
     }
+    // A call's status is not activity of the conversation (the call's turns are).
+    case 'VoiceCallStatusChanged':
+      row.voice_calls = mergeVoiceCall(row.voice_calls as VoiceCalls | null, event.data, eventId);
+      return;
     default: {
       const unhandled: never = event;
       throw new TypeError(`unhandled event ${JSON.stringify(unhandled)}`);

@@ -3,6 +3,7 @@ import {
   parseEvent,
   type SessionStartedData,
   type TraceEventRecordedData,
+  type VoiceCallStatusChangedData,
 } from '@parley/events';
 import type { RecordedEvent } from '@parley/eventstore';
 
@@ -10,7 +11,8 @@ import type { RecordedEvent } from '@parley/eventstore';
 export type TracesEvent =
   | { type: 'TraceEventRecorded'; data: TraceEventRecordedData }
   | { type: 'LlmCallRecorded'; data: LlmCallRecordedData }
-  | { type: 'SessionStarted'; data: SessionStartedData };
+  | { type: 'SessionStarted'; data: SessionStartedData }
+  | { type: 'VoiceCallStatusChanged'; data: VoiceCallStatusChangedData };
 
 // Every table's keys and evolve read the same event: parse it once per event object (the cache
 // lives as long as the batch holding the event).
@@ -29,6 +31,7 @@ export function tracesEventOf(event: RecordedEvent): TracesEvent | null {
     if (result.type === 'TraceEventRecorded') value = { type: result.type, data: result.data };
     else if (result.type === 'LlmCallRecorded') value = { type: result.type, data: result.data };
     else if (result.type === 'SessionStarted') value = { type: result.type, data: result.data };
+    else if (result.type === 'VoiceCallStatusChanged') value = { type: result.type, data: result.data };
   }
   parsed.set(event, value);
   return value;

@@ -41,6 +41,7 @@ const sessionEvent = (projectId: string) =>
         eventDataArbitraries.TraceEventRecorded.map((d) => ['TraceEventRecorded', d] as const),
         eventDataArbitraries.LlmCallRecorded.map((d) => ['LlmCallRecorded', d] as const),
         eventDataArbitraries.SessionStarted.map((d) => ['SessionStarted', d] as const),
+        eventDataArbitraries.VoiceCallStatusChanged.map((d) => ['VoiceCallStatusChanged', d] as const),
       ),
       fc.constantFrom('s1', 's2'),
       fc.constantFrom('c1', 'c2'),
@@ -50,7 +51,9 @@ const sessionEvent = (projectId: string) =>
         ? toAppend(type, { ...data, projectId, sessionId, callId })
         : type === 'TraceEventRecorded'
           ? toAppend(type, { ...data, projectId, sessionId })
-          : toAppend(type, { ...data, projectId, sessionId }),
+          : type === 'VoiceCallStatusChanged'
+            ? toAppend(type, { ...data, projectId, sessionId, callId })
+            : toAppend(type, { ...data, projectId, sessionId }),
     );
 
 it('rebuild equals incremental projection, and both equal the in-memory fold', {

@@ -2,6 +2,7 @@ import { TRACE_EVENT_TYPES, type TraceEventType } from '@parley/events';
 import { type LlmCallMeasureRow, tokenCountsOf } from '@parley/projection-llm-ledger/llmCallColumns';
 import type { TokenCounts } from './traceRecord.js';
 import { endOf, subtree, type TraceNode, type TraceTree, traceTree } from './traceTree.js';
+import { isVoiceCallEvent, type VoiceCallSummary, voiceCallSummaries } from './voiceCallMetrics.js';
 
 /** What the metrics need of a recorded LLM call (a `trace_generations` row, narrowed). */
 export interface GenerationNode extends LlmCallMeasureRow {
@@ -69,6 +70,8 @@ export interface SessionMetrics {
   guardrailBlockRate: number | null;
   /** `error` events plus events of other types with status `error`. */
   errorCount: number;
+  /** The session's voice calls: lifecycle statuses, duration and voice metrics (docs/traces.md "Voice calls"). */
+  voiceCalls: VoiceCallSummary[];
 }
 
 export const isError = (e: TraceNode): boolean => e.event_type === 'error' || e.status === 'error';
@@ -126,7 +129,8 @@ export function sessionMetrics(
   events: readonly TraceNode[],
   generations: readonly GenerationNode[],
 ): SessionMetrics {
-  const tree = traceTree(events);
+  // A call's status and metrics events are facts about the call, not turns (they stay in the counts).
+  const tree = traceTree(events.filter((e) => !isVoiceCallEvent(e)));
   const byType = Object.fromEntries(TRACE_EVENT_TYPES.map((t) => [t, 0])) as Record<TraceEventType, number>;
   for (const e of events) if (e.event_type in byType) byType[e.event_type as TraceEventType] += 1;
 
@@ -198,5 +202,6 @@ export function sessionMetrics(
     guardrailBlockCount: blocked,
     guardrailBlockRate: guardrails.length === 0 ? null : blocked / guardrails.length,
     errorCount: events.filter(isError).length,
+    voiceCalls: voiceCallSummaries(events),
   };
 }

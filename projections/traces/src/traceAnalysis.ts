@@ -1,5 +1,6 @@
 import { type GenerationNode, isError, type SessionMetrics } from './sessionMetrics.js';
 import { subtree, type TraceNode, traceTree } from './traceTree.js';
+import { isVoiceCallEvent } from './voiceCallMetrics.js';
 
 /** The thresholds of the analysis rules (docs/traces.md, "Analysis rules"). */
 export const ANALYSIS_RULES = {
@@ -116,8 +117,10 @@ export function errorCodeOf(e: TraceNode): string | null {
   );
 }
 
-function slowSpans(events: readonly TraceNode[]): SlowSpan[] {
+function slowSpans(all: readonly TraceNode[]): SlowSpan[] {
   const R = ANALYSIS_RULES;
+  // A voice call's duration is how long the caller talked, not work of the agent: never a slow span.
+  const events = all.filter((e) => !isVoiceCallEvent(e));
   const durationsByType = new Map<string, number[]>();
   for (const e of events) {
     if (e.duration_ms === null) continue;

@@ -1,4 +1,5 @@
-import type { LlmCallRecordedData, TraceEventRecordedData } from '@parley/events';
+import { createHash } from 'node:crypto';
+import type { LlmCallRecordedData, TraceEventRecordedData, VoiceCallStatusChangedData } from '@parley/events';
 import type { RecordedEvent } from '@parley/eventstore';
 import { llmCallRowValues } from '@parley/projection-llm-ledger/llmCallColumns';
 
@@ -23,6 +24,53 @@ export function traceEventRow(trace: TraceEventRecordedData, event: RecordedEven
     duration_ms: trace.durationMs ?? null,
     ended_at: trace.durationMs === undefined ? null : new Date(startedAt.getTime() + trace.durationMs),
     attributes: trace.attributes ?? {},
+  };
+}
+
+/** The trace event name of a call's lifecycle status (docs/traces.md "Voice calls"). */
+export const VOICE_CALL_STATUS_TRACE = 'voice_call_status';
+/** Statuses of a call that never connected or broke: the row's status is `error`. */
+const FAILED_CALL_STATUSES = new Set(['failed', 'busy', 'no-answer', 'canceled']);
+const hex = (text: string, length: number) =>
+  createHash('sha256').update(text).digest('hex').slice(0, length);
+
+/**
+ * The `trace_events` row of a VoiceCallStatusChanged with a session (docs/traces.md "Voice calls"):
+ * a `state_change` named `voice_call_status` to the status, at the time the provider gives (else
+ * when Parley heard of it); one trace per call (trace id derived from the call id), the call's
+ * duration as durationMs of the status that reports it.
+ */
+export function callStatusRow(
+  call: VoiceCallStatusChangedData & { sessionId: string },
+  event: RecordedEvent,
+) {
+  const startedAt = new Date(call.occurredAt ?? call.reportedAt);
+  const durationMs = call.durationSeconds === undefined ? null : call.durationSeconds * 1000;
+  return {
+    project_id: call.projectId,
+    session_id: call.sessionId,
+    event_id: event.eventId,
+    seq: Number(event.revision),
+    trace_id: hex(`voice-call:${call.callId}`, 32),
+    span_id: hex(`voice-call-status:${event.eventId}`, 16),
+    parent_span_id: null,
+    event_type: 'state_change',
+    name: VOICE_CALL_STATUS_TRACE,
+    status: FAILED_CALL_STATUSES.has(call.status) ? 'error' : 'ok',
+    decision_kind: null,
+    llm_call_id: null,
+    started_at: startedAt,
+    duration_ms: durationMs,
+    ended_at: durationMs === null ? null : new Date(startedAt.getTime() + durationMs),
+    attributes: {
+      callId: call.callId,
+      to: call.status,
+      accountId: call.accountId,
+      ...(call.direction === undefined ? {} : { direction: call.direction }),
+      ...(call.durationSeconds === undefined ? {} : { durationSeconds: call.durationSeconds }),
+      ...(call.sequenceNumber === undefined ? {} : { sequenceNumber: call.sequenceNumber }),
+      ...(call.errorCode === undefined ? {} : { errorCode: call.errorCode }),
+    },
   };
 }
 

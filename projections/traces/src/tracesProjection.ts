@@ -1,7 +1,7 @@
 import { llmCallMeasureColumns } from '@parley/projection-llm-ledger/llmCallColumns';
 import { defineProjection, type RowOf } from '@parley/projection-runner';
 import { tracesEventOf } from './parsedEvent.js';
-import { generationRow, traceEventRow } from './traceRows.js';
+import { callStatusRow, generationRow, traceEventRow } from './traceRows.js';
 
 const nullableText = { type: 'text', nullable: true } as const;
 const nullableInt = { type: 'integer', nullable: true } as const;
@@ -9,7 +9,8 @@ const nullableInt = { type: 'integer', nullable: true } as const;
 /**
  * The session trace read model (spec 001 §2.6, §4.8):
  * - `trace_events`: one row per TraceEventRecorded, keyed by the log event's id (a span recorded
- *   twice is two events, as the log says; docs/traces.md);
+ *   twice is two events, as the log says; docs/traces.md), and one per VoiceCallStatusChanged of a
+ *   session (a `state_change` named `voice_call_status`; version 2);
  * - `trace_generations`: one row per LlmCallRecorded made in a session (the last record of a callId
  *   wins, as in the ledger), with prompt metadata but never the prompt;
  * - `trace_sessions`: the sessions the trace APIs know (any start, trace event or call), so that an
@@ -17,8 +18,9 @@ const nullableInt = { type: 'integer', nullable: true } as const;
  */
 export const tracesProjection = defineProjection({
   name: 'traces',
-  version: 1,
-  eventTypes: ['SessionStarted', 'TraceEventRecorded', 'LlmCallRecorded'],
+  // 2: call lifecycle statuses (VoiceCallStatusChanged) are trace events too.
+  version: 2,
+  eventTypes: ['SessionStarted', 'TraceEventRecorded', 'LlmCallRecorded', 'VoiceCallStatusChanged'],
   tables: {
     trace_events: {
       columns: {
@@ -99,13 +101,18 @@ export const tracesProjection = defineProjection({
     trace_events: {
       keys: (event) => {
         const e = tracesEventOf(event);
-        return e?.type === 'TraceEventRecorded'
-          ? [{ project_id: e.data.projectId, session_id: e.data.sessionId, event_id: event.eventId }]
-          : [];
+        if (e?.type === 'TraceEventRecorded' || (e?.type === 'VoiceCallStatusChanged' && e.data.sessionId))
+          return [
+            { project_id: e.data.projectId, session_id: e.data.sessionId ?? '', event_id: event.eventId },
+          ];
+        return [];
       },
       evolve: (row, event) => {
         const e = tracesEventOf(event);
-        return e?.type === 'TraceEventRecorded' ? traceEventRow(e.data, event) : row;
+        if (e?.type === 'TraceEventRecorded') return traceEventRow(e.data, event);
+        if (e?.type === 'VoiceCallStatusChanged' && e.data.sessionId !== undefined)
+          return callStatusRow({ ...e.data, sessionId: e.data.sessionId }, event);
+        return row;
       },
     },
     trace_generations: {

@@ -193,6 +193,19 @@ export const sessionSummaryShape = z.object({
   durationMs: count,
   idleDurationMs: count,
   isTest: z.boolean().nullable(),
+  voiceCalls: z
+    .array(
+      z.object({
+        callId: z.string(),
+        status: z
+          .string()
+          .describe('The latest lifecycle status: initiated, ringing, in-progress, completed, failed, …'),
+        at: z.string().describe('When it happened (ISO 8601)'),
+        durationSeconds: z.int().nullable().describe('The call duration once reported'),
+      }),
+    )
+    .optional()
+    .describe("Parley's extension: the session's voice calls; absent for a session without calls"),
 });
 
 export const sessionPageShape = z.object({

@@ -7,6 +7,7 @@ import {
   type VerifyJwt,
 } from '@parley/http';
 import { type ProcessDependencies, runtimeOf } from '@parley/process-services';
+import type { Runtime } from '@parley/runtime';
 import { type ChatRouteOptions, sessionScopeFromLog, withExecutionQueue } from '../routes/chat/index.js';
 
 /**
@@ -31,9 +32,18 @@ export function chatServices(
   system: ProcessDependencies,
   auth: AuthStore,
   verifyJwt: VerifyJwt | undefined,
-): { options: ChatRouteOptions; close(): Promise<void> } {
+): { options: ChatRouteOptions; runtime: Runtime; close(): Promise<void> } {
   const limits = sessionLimitsFromConfig(system.config, system.logger);
+  // Every turn of the API process goes through the execution queue (429 QUEUE_FULL when full).
+  const runtime = withExecutionQueue(
+    runtimeOf(system),
+    createExecutionQueue({
+      concurrency: system.config.TURN_CONCURRENCY,
+      depth: system.config.TURN_QUEUE_DEPTH,
+    }),
+  );
   return {
+    runtime,
     options: {
       verifyApiKey: (key) => auth.verifyApiKey(key),
       verifyJwt,
@@ -42,14 +52,7 @@ export function chatServices(
         system.config.SDK_TOKEN_SECRET === undefined
           ? undefined
           : createSdkTokens({ secret: system.config.SDK_TOKEN_SECRET }).verify,
-      // Every turn of the API process goes through the execution queue (429 QUEUE_FULL when full).
-      runtime: withExecutionQueue(
-        runtimeOf(system),
-        createExecutionQueue({
-          concurrency: system.config.TURN_CONCURRENCY,
-          depth: system.config.TURN_QUEUE_DEPTH,
-        }),
-      ),
+      runtime,
       sessionScope: sessionScopeFromLog(system.store),
       limits: limits.limits,
     },

@@ -1,9 +1,22 @@
 import { storedCallerNumberKey } from '@parley/analytics';
 import type { AuthStore } from '@parley/auth';
 import { type IngestResponse, type IngestScope, ingest } from '@parley/ingest';
+import { ConfigError } from '@parley/platform';
 import { type ProcessDependencies, telephonyAccountsOf } from '@parley/process-services';
 import { handleRecordingStatusCallback } from '@parley/telephony';
-import { voiceLimiterFromConfig, voiceSettingsOf } from '@parley/voice';
+import {
+  createOpenAiRealtimeProvider,
+  OPENAI_REALTIME_PROVIDER,
+  type RealtimeVoiceProvider,
+  voiceLimiterFromConfig,
+  voiceSettingsOf,
+} from '@parley/voice';
+import {
+  CONNECTION_STREAM_PARAMETER,
+  connectionAccount,
+  type VoiceConnectionWebhookOptions,
+} from '../routes/voice/connectionWebhook.js';
+import type { VoiceGatewayRouteOptions } from '../routes/voice/gatewaySocket.js';
 import type { VoiceMediaRouteOptions } from '../routes/voice/mediaStream.js';
 import type { RtcVoiceRouteOptions } from '../routes/voice/rtcRoutes.js';
 import type { TelephonyVoiceRouteOptions } from '../routes/voice/telephonyRoutes.js';
@@ -59,7 +72,17 @@ export function voiceApiServices(
   telephony: TelephonyVoiceRouteOptions;
   rtc: RtcVoiceRouteOptions;
   /** The media WebSocket's services, given the runtime the calls' turns run on. */
-  media(runtime: VoiceMediaRouteOptions['runtime']): VoiceMediaRouteOptions;
+  media(
+    runtime: VoiceMediaRouteOptions['runtime'],
+    connections: VoiceConnectionWebhookOptions['connections'] | null,
+  ): VoiceMediaRouteOptions;
+  /** The webhook of `voice` connections (answers TwiML like /voice/connect, with the connection's token). */
+  connections(connections: VoiceConnectionWebhookOptions['connections']): VoiceConnectionWebhookOptions;
+  /** The voice gateway socket's services, given the runtime and the channel connections. */
+  gateway(
+    runtime: VoiceGatewayRouteOptions['runtime'],
+    connections: VoiceGatewayRouteOptions['connections'],
+  ): VoiceGatewayRouteOptions;
   close(): Promise<void>;
 } {
   const { config, store } = system;
@@ -75,13 +98,50 @@ export function voiceApiServices(
       store,
     },
     rtc: common,
-    media: (runtime) => ({
-      account: (accountSid) => accounts.secrets(accountSid),
+    media: (runtime, connections) => ({
+      // A voice connection's call names its connection (connectionWebhook.ts); others are accounts'.
+      account: async (accountSid, parameters) => {
+        const connectionId = parameters[CONNECTION_STREAM_PARAMETER];
+        if (connectionId === undefined) return accounts.secrets(accountSid);
+        return connections === null
+          ? null
+          : connectionAccount(await connections.resolveById(connectionId), accountSid);
+      },
       store,
       runtime,
       settings,
       limiter,
+      realtimeProviders: realtimeProvidersOf(config),
     }),
+    connections: (connections) => ({
+      connections,
+      store,
+      settings,
+      limiter,
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+    }),
+    gateway: (runtime, connections) => ({ connections, store, runtime, settings, limiter }),
     close,
   };
+}
+
+/**
+ * The realtime (native audio) providers: `openai` once OPENAI_API_KEY or VOICE_REALTIME_URL is set
+ * and VOICE_REALTIME_ENABLED is on (docs/voice.md "Realtime mode").
+ */
+export function realtimeProvidersOf(config: ProcessDependencies['config']): RealtimeVoiceProvider[] {
+  if (!config.VOICE_REALTIME_ENABLED) return [];
+  const name = config.VOICE_REALTIME_DEFAULT_PROVIDER ?? OPENAI_REALTIME_PROVIDER;
+  if (name !== OPENAI_REALTIME_PROVIDER) {
+    throw new ConfigError([
+      `VOICE_REALTIME_DEFAULT_PROVIDER: no realtime provider ${name} (${OPENAI_REALTIME_PROVIDER} only)`,
+    ]);
+  }
+  if (config.OPENAI_API_KEY === undefined && config.VOICE_REALTIME_URL === undefined) return [];
+  return [
+    createOpenAiRealtimeProvider({
+      ...(config.VOICE_REALTIME_URL === undefined ? {} : { url: config.VOICE_REALTIME_URL }),
+      ...(config.OPENAI_API_KEY === undefined ? {} : { apiKey: config.OPENAI_API_KEY }),
+    }),
+  ];
 }

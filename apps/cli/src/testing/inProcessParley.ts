@@ -9,6 +9,7 @@ import { projectionStatus } from '@parley/projection-runner';
 import { createWorkerProcess, workerSettingsOf } from '@parley/worker/process';
 import type { FastifyInstance } from 'fastify';
 import { openSystem, type System } from '../system.js';
+import { startRoomServiceStub } from './roomServiceStub.js';
 
 /**
  * Parley as `parley start` composes it, in the test process: a fresh database of the test run,
@@ -35,6 +36,8 @@ export async function startInProcessParley(env: Record<string, string> = {}): Pr
   const db = await createTestDatabase();
   await db.close();
   const mediaDir = await mkdtemp(join(tmpdir(), 'parley-inprocess-media-'));
+  // Room tokens create their rooms through the room service.
+  const rooms = await startRoomServiceStub();
   const secrets = {
     jwt: randomBytes(24).toString('base64url'),
     sdkToken: randomBytes(24).toString('base64url'),
@@ -57,7 +60,7 @@ export async function startInProcessParley(env: Record<string, string> = {}): Pr
     VOICE_ENABLED: 'true',
     VOICE_STT_ENGINE: 'pocketsphinx',
     VOICE_TTS_ENGINE: 'espeak-ng',
-    VOICE_RTC_URL: 'wss://rooms.parley.test',
+    VOICE_RTC_URL: rooms.url,
     VOICE_RTC_API_KEY: 'APIinprocess',
     VOICE_RTC_API_SECRET: randomBytes(24).toString('base64url'),
     VOICE_TELEPHONY_ACCOUNT_SID: 'AC_inprocess',
@@ -118,6 +121,7 @@ export async function startInProcessParley(env: Record<string, string> = {}): Pr
       await api.close();
       await worker.stop();
       await system.close();
+      await rooms.close();
       await rm(mediaDir, { recursive: true, force: true });
     },
   };

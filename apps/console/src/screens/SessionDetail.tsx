@@ -5,6 +5,7 @@ import { ErrorBox } from '../components/ErrorBox.js';
 import { useApiData } from '../components/useApiData.js';
 import { useSession } from '../context.js';
 import { href } from '../router.js';
+import { CallsPanel, turnCount } from '../sessions/Calls.js';
 import { Conversation } from '../sessions/Conversation.js';
 import { DASH, formatCost, formatMs } from '../sessions/format.js';
 import { AnalysisPanel, MetricsPanel } from '../sessions/Insights.js';
@@ -232,7 +233,7 @@ export function SessionDetail({
               <h2 id="trace-title">Trace</h2>
               {traces.data ? (
                 <span class="muted">
-                  {events.length} events · {roots.length} turns
+                  {events.length} events · {turnCount(roots.map((r) => r.event))} turns
                 </span>
               ) : null}
               <span class="spacer" />
@@ -279,6 +280,7 @@ export function SessionDetail({
             ) : null}
           </section>
           <div class="insights">
+            <CallsPanel metrics={metrics} />
             <MetricsPanel metrics={metrics} />
             <AnalysisPanel analysis={analysis} onSelectSpan={selectSpan} />
           </div>

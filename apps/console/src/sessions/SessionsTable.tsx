@@ -73,7 +73,16 @@ export function SessionsTable({
                 <td>
                   <Badge kind="containment" value={s.containmentType} />
                 </td>
-                <td>{s.channel}</td>
+                <td>
+                  {s.channel}
+                  {/* The latest call's status, for sessions with voice calls (docs/api.md `voiceCalls`). */}
+                  {s.voiceCalls && s.voiceCalls.length > 0 ? (
+                    <span class="tag" title={s.voiceCalls.map((c) => `${c.callId}: ${c.status}`).join('\n')}>
+                      {s.voiceCalls.length === 1 ? 'call' : `${s.voiceCalls.length} calls`}{' '}
+                      {s.voiceCalls.at(-1)?.status}
+                    </span>
+                  ) : null}
+                </td>
                 <td>{s.environment}</td>
                 <td class="num">{formatInt(s.messageCount.total, DASH)}</td>
                 <td class="num">{formatMs(s.durationMs)}</td>

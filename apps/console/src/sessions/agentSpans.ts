@@ -56,6 +56,11 @@ export function spanSummary(e: TraceEvent): string | null {
               : '';
       return `${stage === undefined ? '' : `${stage} · `}${verdict}${detail}`;
     }
+    case 'state_change':
+      // A voice call's lifecycle status (docs/traces.md "Voice calls"): the status and the call.
+      if (e.name === 'voice_call_status' && str(a.to) !== undefined)
+        return `${str(a.to)}${str(a.callId) === undefined ? '' : ` · call ${str(a.callId)}`}`;
+      return null;
     default:
       return null;
   }

@@ -29,6 +29,18 @@ describe('agent spans in the trace', () => {
         event({ name: 'order_status', attributes: { kind: 'http', statusCode: 404 }, status: 'error' }),
       ),
     ).toBe('http tool · failed · HTTP 404');
+    expect(
+      spanSummary(
+        event({
+          eventType: 'state_change',
+          name: 'voice_call_status',
+          attributes: { to: 'ringing', callId: 'CA1' },
+        }),
+      ),
+    ).toBe('ringing · call CA1');
+    expect(
+      spanSummary(event({ eventType: 'state_change', name: 'agent_turn', attributes: { to: 'x' } })),
+    ).toBeNull();
     expect(spanSummary(event({ attributes: { kind: 'http', suspended: true } }))).toBe(
       'suspended: waiting for its callback',
     );

@@ -21,6 +21,8 @@ export type TraceEvent = TracesPage['traces'][number];
 export type LlmCallInfo = NonNullable<TraceEvent['llmCall']>;
 export type SessionMetrics = GetSessionMetricsResponse['data'];
 export type SessionAnalysis = GetSessionAnalysisResponse['data'];
+/** One voice call of a session, as GET …/metrics `voiceCalls` gives it (docs/traces.md "Voice calls"). */
+export type VoiceCall = NonNullable<SessionMetrics['voiceCalls']>[number];
 
 /** GET …/llm-ledger as the session screens read it: the ledger screen's shapes. */
 export type { Generation as LedgerCall, LedgerPage } from '../ledger/types.js';

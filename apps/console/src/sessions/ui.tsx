@@ -23,6 +23,13 @@ const TONE: Record<string, string> = {
   call_in_progress: 'info',
   media_in_progress: 'info',
   media_unavailable: 'bad',
+  // Voice call lifecycle (spec 001 §6).
+  initiated: 'muted',
+  ringing: 'info',
+  'in-progress': 'info',
+  busy: 'bad',
+  'no-answer': 'bad',
+  canceled: 'bad',
 };
 
 export function Badge({ value, kind }: { value: string | null | undefined; kind?: string }) {

@@ -8,6 +8,7 @@ import {
 } from '../adapters/vonage/index.js';
 import { adapterKey } from '../manifest/providers.js';
 import { InvalidCredentialsError, InvalidIdentifierError, InvalidSettingsError } from './errors.js';
+import { BYOC_SIP_PROVIDER, byocSipSettingsSchema } from './sipSettings.js';
 
 /**
  * What a channel type requires of a connection beyond the manifest's credentials, checked when a
@@ -50,6 +51,8 @@ const RULES: Readonly<Record<string, ChannelRules>> = {
     },
     credentialsFor: (settings) => VONAGE_API_CREDENTIALS[vonageSettingsOf(settings).api],
   },
+  // Bring your own carrier: the SIP gateway's address and port (docs/voice.md).
+  [adapterKey('voice', BYOC_SIP_PROVIDER)]: { settings: byocSipSettingsSchema },
 };
 
 const rulesOf = (channelType: string, provider: string | null | undefined): ChannelRules | undefined =>

@@ -8,6 +8,7 @@ export {
   apiBaseUrlRefusal,
   checkApiBaseUrl,
 } from './apiBaseUrl.js';
+export { CONNECTION_CACHE_TTL_MS, cachedConnectionStore } from './cachedStore.js';
 export { connectionInputSchema, connectionPatchSchema } from './schema.js';
 export {
   type ChannelConnection,

@@ -2,6 +2,8 @@
  * HTTP async: submitted turns, webhook subscriptions, signed callbacks and their delivery: what
  * the rest of @parley/channels and its users import from here.
  */
+
+export { cachedSubscriptionStore } from './cachedSubscriptions.js';
 export {
   SUSPENSION_SIGNATURE_HEADER,
   signSuspensionCallback,

@@ -2,7 +2,7 @@ import { httpAsyncStream, toAppend } from '@parley/events';
 import { type EventStore, type LogTransaction, withLogTransaction } from '@parley/eventstore';
 import { isMissingRelation, nullIfQueueMissing, type Pool, type PoolClient } from '@parley/platform';
 import type { PgBoss } from 'pg-boss';
-import { notifyChannelJob } from '../inbound/jobs.js';
+import { CHANNEL_JOBS_NOTIFY_CHANNEL } from '../inbound/jobs.js';
 import { mappedSession } from '../inbound/processor.js';
 import {
   SessionIdUnknownError,
@@ -77,24 +77,49 @@ interface Conversation {
   sessionId: string | null;
 }
 
+/** The message's inbound row (its dedupe row): written with its conversation, or alone. */
+interface InboundRow {
+  messageId: string;
+  jobId: string;
+  acceptedAt: Date;
+}
+
+/** The turn workers' wake-up, delivered at commit (notifyChannelJob), as a column of an insert. */
+const WAKE_TURN_WORKERS = `pg_notify('${CHANNEL_JOBS_NOTIFY_CHANNEL}', '${HTTP_ASYNC_TURN_QUEUE}')::text`;
+
 /**
- * A new conversation for the caller's key. Two first messages with the same key at once: the
- * unique (subscription_id, caller_key) makes the second wait for the first's commit, then find
- * its row (SessionKeyInUseError); if the first rolled back, the second creates it.
+ * A new conversation for the caller's key, with the message's inbound row, in one statement. Two
+ * first messages with the same key at once: the unique (subscription_id, caller_key) makes the
+ * second wait for the first's commit, then find its row (SessionKeyInUseError, nothing written);
+ * if the first rolled back, the second creates it.
  */
 async function startConversation(
   client: PoolClient,
   input: HttpAsyncSubmitInput,
   callerKey: string,
+  inbound: InboundRow,
 ): Promise<Conversation> {
-  const created = await client.query<{ canonical_key: string }>(
-    `insert into http_async_conversations (canonical_key, subscription_id, project_id, caller_key)
-     values ($1, $2, $3, $4) on conflict (subscription_id, caller_key) do nothing
-     returning canonical_key`,
-    [newCanonicalSessionKey(input.subscriptionId), input.subscriptionId, input.projectId, callerKey],
+  const created = await client.query<{ canonical_key: string | null }>(
+    `with conversation as (
+       insert into http_async_conversations (canonical_key, subscription_id, project_id, caller_key)
+       values ($1, $2, $3, $4) on conflict (subscription_id, caller_key) do nothing
+       returning canonical_key),
+     inbound as (
+       insert into channel_inbound_messages (connection_id, external_message_id, external_session_key, job_id, received_at)
+       select $2, $5, canonical_key, $6, $7 from conversation returning ${WAKE_TURN_WORKERS})
+     select (select canonical_key from conversation) as canonical_key, (select count(*) from inbound) as inbound`,
+    [
+      newCanonicalSessionKey(input.subscriptionId),
+      input.subscriptionId,
+      input.projectId,
+      callerKey,
+      inbound.messageId,
+      inbound.jobId,
+      inbound.acceptedAt,
+    ],
   );
-  const key = created.rows[0]?.canonical_key;
-  if (key !== undefined) return { sessionKey: key, newConversation: true, sessionId: null };
+  const key = created.rows[0]?.canonical_key ?? null;
+  if (key !== null) return { sessionKey: key, newConversation: true, sessionId: null };
   const existing = await client.query<{ canonical_key: string }>(
     'select canonical_key from http_async_conversations where subscription_id = $1 and caller_key = $2',
     [input.subscriptionId, callerKey],
@@ -105,10 +130,26 @@ async function startConversation(
   throw new SessionKeyInUseError(canonical);
 }
 
+/** The inbound row of a message to a conversation that exists. */
+async function insertInbound(
+  client: PoolClient,
+  input: HttpAsyncSubmitInput,
+  conversation: Conversation,
+  inbound: InboundRow,
+): Promise<Conversation> {
+  await client.query(
+    `insert into channel_inbound_messages (connection_id, external_message_id, external_session_key, job_id, received_at)
+     values ($1, $2, $3, $4, $5) returning ${WAKE_TURN_WORKERS}`,
+    [input.subscriptionId, inbound.messageId, conversation.sessionKey, inbound.jobId, inbound.acceptedAt],
+  );
+  return conversation;
+}
+
+/** The message's conversation, found or started, and its inbound row written. */
 async function conversationOf(
   client: PoolClient,
   input: HttpAsyncSubmitInput,
-  messageId: string,
+  inbound: InboundRow,
 ): Promise<Conversation> {
   if (input.sessionKey !== undefined) {
     const key = classifySessionKey(input.sessionKey);
@@ -116,7 +157,7 @@ async function conversationOf(
       case 'invalid':
         throw new SessionKeyInvalidError(key.reason);
       case 'caller':
-        return startConversation(client, input, key.key);
+        return startConversation(client, input, key.key, inbound);
       case 'canonical': {
         // Another subscription's key is unknown here too: it names no conversation of this one.
         const { rows } = await client.query(
@@ -124,11 +165,13 @@ async function conversationOf(
           [key.key, input.subscriptionId],
         );
         if (rows.length === 0) throw new SessionKeyUnknownError();
-        return {
-          sessionKey: key.key,
-          newConversation: false,
-          sessionId: await mappedSession(client, input.subscriptionId, key.key),
-        };
+        const sessionId = await mappedSession(client, input.subscriptionId, key.key);
+        return insertInbound(
+          client,
+          input,
+          { sessionKey: key.key, newConversation: false, sessionId },
+          inbound,
+        );
       }
       default:
         return key satisfies never;
@@ -146,10 +189,11 @@ async function conversationOf(
     );
     const key = rows[0]?.external_session_key;
     if (key === undefined) throw new SessionIdUnknownError();
-    return { sessionKey: key, newConversation: false, sessionId: input.sessionId };
+    const conversation = { sessionKey: key, newConversation: false, sessionId: input.sessionId };
+    return insertInbound(client, input, conversation, inbound);
   }
   // The earlier route without a sessionId: a new conversation, keyed by the message itself.
-  return startConversation(client, input, messageId);
+  return startConversation(client, input, inbound.messageId, inbound);
 }
 
 async function accept(
@@ -160,13 +204,8 @@ async function accept(
   acceptedAt: Date,
 ): Promise<HttpAsyncAcceptance> {
   const { client } = tx;
-  const conversation = await conversationOf(client, input, messageId);
   const jobId = httpAsyncTurnJobId(input.subscriptionId, messageId);
-  await client.query(
-    `insert into channel_inbound_messages (connection_id, external_message_id, external_session_key, job_id, received_at)
-     values ($1, $2, $3, $4, $5)`,
-    [input.subscriptionId, messageId, conversation.sessionKey, jobId, acceptedAt],
-  );
+  const conversation = await conversationOf(client, input, { messageId, jobId, acceptedAt });
   const metadata = input.metadata ?? {};
   const data: HttpAsyncTurnJobData = {
     messageId,
@@ -193,7 +232,6 @@ async function accept(
   // pg-boss answers null for a queue that does not exist (the worker creates the queues): the
   // message must not be accepted. A new message id never repeats a job id.
   if (queued === null) await assertQueueExists(tx, HTTP_ASYNC_TURN_QUEUE);
-  await notifyChannelJob(client, HTTP_ASYNC_TURN_QUEUE);
   await tx.append(httpAsyncStream(messageId), [
     toAppend(
       'HttpAsyncMessageAccepted',

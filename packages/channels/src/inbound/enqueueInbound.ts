@@ -2,7 +2,7 @@ import { isMissingRelation, nullIfQueueMissing, ParleyError, type PoolClient } f
 import type { PgBoss } from 'pg-boss';
 import type { NormalizedMessage } from '../types.js';
 import { inboundJobId } from './ids.js';
-import { CHANNEL_INBOUND_QUEUE, type InboundJobData, notifyChannelJob } from './jobs.js';
+import { CHANNEL_INBOUND_QUEUE, CHANNEL_JOBS_NOTIFY_CHANNEL, type InboundJobData } from './jobs.js';
 
 /** The queue is missing (the worker never started): the webhook is answered 503 so the platform retries. */
 export class InboundQueueUnavailableError extends ParleyError {
@@ -24,12 +24,23 @@ export async function enqueueInbound(
   receivedAt: Date,
 ): Promise<boolean> {
   const jobId = inboundJobId(connection.id, message.externalMessageId);
-  const inserted = await client.query(
-    `insert into channel_inbound_messages (connection_id, external_message_id, external_session_key, job_id)
-     values ($1, $2, $3, $4) on conflict do nothing`,
-    [connection.id, message.externalMessageId, message.externalSessionKey, jobId],
+  // The dedupe row and the workers' wake-up in one statement (the notification is delivered at
+  // commit, so a duplicate, rolled back, wakes nobody).
+  const inserted = await client.query<{ inserted: number }>(
+    `with inserted as (
+       insert into channel_inbound_messages (connection_id, external_message_id, external_session_key, job_id)
+       values ($1, $2, $3, $4) on conflict do nothing returning 1)
+     select (select count(*) from inserted)::int as inserted, pg_notify($5, $6)::text as notified`,
+    [
+      connection.id,
+      message.externalMessageId,
+      message.externalSessionKey,
+      jobId,
+      CHANNEL_JOBS_NOTIFY_CHANNEL,
+      CHANNEL_INBOUND_QUEUE,
+    ],
   );
-  if (inserted.rowCount !== 1) return false;
+  if (inserted.rows[0]?.inserted !== 1) return false;
   const data: InboundJobData = {
     connectionId: connection.id,
     channelType: connection.channelType,
@@ -50,7 +61,6 @@ export async function enqueueInbound(
   });
   if (sent === null)
     throw new InboundQueueUnavailableError(`the ${CHANNEL_INBOUND_QUEUE} queue does not exist`);
-  await notifyChannelJob(client, CHANNEL_INBOUND_QUEUE);
   return true;
 }
 

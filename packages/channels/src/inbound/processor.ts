@@ -260,16 +260,14 @@ export async function recordChannelTurn(
 ): Promise<void> {
   await client.query('begin');
   try {
-    if (result !== null) {
-      await client.query(
-        `insert into channel_sessions (connection_id, external_session_key, session_id) values ($1, $2, $3)
-         on conflict (connection_id, external_session_key)
-         do update set session_id = excluded.session_id, updated_at = now()`,
-        [connectionId, message.externalSessionKey, result.sessionId],
-      );
-    }
+    // One statement: the conversation's session (when the turn produced one), then the dedupe row.
     await client.query(
-      `update channel_inbound_messages
+      `with mapped as (
+         insert into channel_sessions (connection_id, external_session_key, session_id)
+         select $1, $6, $3 where $3::text is not null
+         on conflict (connection_id, external_session_key)
+         do update set session_id = excluded.session_id, updated_at = now())
+       update channel_inbound_messages
        set session_id = coalesce($3, session_id), reply_message_id = coalesce($4, reply_message_id),
            processed_at = now(), sync_outcome = coalesce($5::jsonb, sync_outcome)
        where connection_id = $1 and external_message_id = $2`,
@@ -279,6 +277,7 @@ export async function recordChannelTurn(
         result?.sessionId ?? null,
         result?.reply.messageId ?? null,
         options.syncOutcome === undefined ? null : JSON.stringify(options.syncOutcome),
+        message.externalSessionKey,
       ],
     );
     await options.within?.(client);
@@ -314,12 +313,15 @@ export async function processInboundJob(
   if (adapter === undefined) throw new Error(`no adapter for channel type ${data.channelType}`);
 
   await withConversationLock(pool, connectionId, message.externalSessionKey, async () => {
-    const row = await pool.query<{ processed: boolean }>(
-      `select processed_at is not null as processed from channel_inbound_messages
-       where connection_id = $1 and external_message_id = $2`,
-      [connectionId, message.externalMessageId],
+    // Read under the lock: whether the message was answered, and the conversation's session.
+    const { rows } = await pool.query<{ processed: boolean | null; session_id: string | null }>(
+      `select (select processed_at is not null from channel_inbound_messages
+                where connection_id = $1 and external_message_id = $2) as processed,
+              (select session_id from channel_sessions
+                where connection_id = $1 and external_session_key = $3) as session_id`,
+      [connectionId, message.externalMessageId, message.externalSessionKey],
     );
-    if (row.rows[0]?.processed === true) {
+    if (rows[0]?.processed === true) {
       log.debug('inbound message already answered');
       return;
     }
@@ -336,6 +338,7 @@ export async function processInboundJob(
     try {
       result = await runChannelTurn(pool, (req) => deps.runTurn(req), connection, message, {
         origin: channelOrigin(connection, data.channelType, message),
+        mapped: rows[0]?.session_id ?? null,
       });
     } catch (err) {
       if (!isFinalTurnError(err)) throw err;

@@ -299,7 +299,8 @@ const ENTRIES: EntryInput[] = [
     isVoice: true,
     supportsTypingIndicator: false,
     requiredCredentials: ['inboundAuthToken'],
-    webhookPathPattern: '',
+    // The gateway's WebSocket (docs/voice.md "Voice gateway"), authenticated by inboundAuthToken.
+    webhookPathPattern: '/api/v1/channels/voice_gateway/stream/:identifier',
   },
   {
     ...realtimeAudio,

@@ -80,7 +80,12 @@ describe('channel manifest (spec 001 §2.2)', () => {
         expect(e.webhookPathPattern).toBe(`/api/v1/channels/${e.channelType}/hooks/:streamId`);
         expect(e.delivery).toBe('sync_response');
       }
-      if (e.ingress === 'smtp' || e.ingress === 'websocket') expect(e.webhookPathPattern).toBe('');
+      if (e.ingress === 'smtp') expect(e.webhookPathPattern).toBe('');
+      // A websocket ingress advertises its socket only when connections open it (the voice gateway).
+      if (e.ingress === 'websocket')
+        expect(e.webhookPathPattern).toBe(
+          e.isConnectionEligible ? `/api/v1/channels/${e.channelType}/stream/:identifier` : '',
+        );
       if (e.authMode === 'sdk_auth') expect(e.isConnectionEligible).toBe(false);
     }
   });
@@ -128,12 +133,21 @@ describe('channel manifest (spec 001 §2.2)', () => {
         expect(v.provider).toMatch(/^[a-z][a-z0-9_]{0,63}$/);
         expect(AUTH_MODES).toContain(v.authMode);
         expect(v.webhookPathPattern.startsWith(`/api/v1/channels/${e.channelType}/`)).toBe(true);
+        // A provider's webhook, or its voice gateway socket (byoc_sip).
         if (!v.default)
-          expect(v.webhookPathPattern).toBe(`/api/v1/channels/${e.channelType}/${v.provider}/webhook`);
+          expect(v.webhookPathPattern).toBe(
+            v.authMode === 'token'
+              ? `/api/v1/channels/${e.channelType}/${v.provider}/stream/:identifier`
+              : `/api/v1/channels/${e.channelType}/${v.provider}/webhook`,
+          );
       }
     }
     expect(manifestEntry('sms')?.providers.map((v) => v.provider)).toEqual(['twilio', 'vonage']);
     expect(manifestEntry('slack')?.providers).toEqual([]);
+    expect(manifestEntry('voice')?.providers.map((v) => [v.provider, v.requiredCredentials])).toEqual([
+      ['twilio', ['accountSid', 'authToken']],
+      ['byoc_sip', ['inboundAuthToken']],
+    ]);
   });
 
   it('resolves a connection’s variant and adapter key', () => {

@@ -21,6 +21,28 @@ export interface ProviderVariant {
 
 /** Channel types with more than one provider; every other type has one implementation and no variants. */
 const VARIANTS: Readonly<Record<string, readonly ProviderVariant[]>> = {
+  voice: [
+    {
+      provider: 'twilio',
+      displayName: 'Twilio-style telephony provider (media streams)',
+      authMode: 'hmac',
+      requiredCredentials: ['accountSid', 'authToken'],
+      optionalCredentials: [],
+      // Answers TwiML that connects the call's media stream (docs/voice.md).
+      webhookPathPattern: '/api/v1/channels/voice/webhook/:identifier',
+      default: true,
+    },
+    {
+      provider: 'byoc_sip',
+      displayName: 'Bring your own carrier (SIP gateway)',
+      // The SIP gateway opens the voice gateway socket with the connection's inboundAuthToken.
+      authMode: 'token',
+      requiredCredentials: ['inboundAuthToken'],
+      optionalCredentials: [],
+      webhookPathPattern: '/api/v1/channels/voice/byoc_sip/stream/:identifier',
+      default: false,
+    },
+  ],
   sms: [
     {
       provider: 'twilio',

@@ -35,86 +35,31 @@ export type AppendAttempt =
   | { kind: 'order_conflict' };
 
 /**
- * The statement that takes the stream row: it checks the expected revision
- * and locks the row until commit. It runs before the events insert, so a
- * refused append spends no sequence number. It returns the stream's new
- * revision, or no row when the append is refused.
+ * One call of `parley_append` (migrations/0002_append_function.sql): it takes
+ * the stream row (checking the expected revision and locking the row until
+ * commit), checks the per-stream order and inserts every event, in one round
+ * trip. Each statement inside it sees what committed before it started (READ
+ * COMMITTED, a VOLATILE function), so the insert sees the previous appender's
+ * events. A refused expected revision returns no row and writes nothing, not
+ * even a sequence number. Events travel as one JSON parameter (measured faster
+ * than unnest of five arrays for 1,000 events: docs/log.md).
  */
-function takeStreamRow(stream: string, count: number, expected: ExpectedRevision): [string, string[]] {
-  const n = String(count);
-  switch (expected) {
-    case 'any':
-      return [
-        `insert into streams as s (stream_id, revision) values ($1, $2::bigint - 1)
-         on conflict (stream_id) do update set revision = s.revision + $2::bigint
-         returning s.revision::text as revision`,
-        [stream, n],
-      ];
-    case 'no_stream':
-      return [
-        `insert into streams (stream_id, revision) values ($1, $2::bigint - 1)
-         on conflict (stream_id) do nothing returning revision::text as revision`,
-        [stream, n],
-      ];
-    case 'stream_exists':
-      return [
-        `update streams set revision = revision + $2::bigint where stream_id = $1
-         returning revision::text as revision`,
-        [stream, n],
-      ];
-    default:
-      return [
-        `update streams set revision = revision + $2::bigint where stream_id = $1 and revision = $3::bigint
-         returning revision::text as revision`,
-        [stream, n, String(expected)],
-      ];
-  }
-}
-
-/**
- * All events in one statement from one JSON parameter (measured faster than
- * unnest of five arrays for 1,000 events: docs/log.md). Positions come from the
- * sequence in batch order. The guard refuses the insert when the stream's
- * previous event belongs to a transaction with a larger id than ours, which
- * would put this stream's events out of revision order in the log.
- */
-const INSERT_EVENTS = `
-  with inserted as (
-    insert into events (stream_id, stream_revision, event_id, type, schema_version, data, metadata)
-    select $1, $2::bigint + e.ord - 1, e.event_id, e.type, e.schema_version, e.data, e.metadata
-    from rows from (jsonb_to_recordset($3::jsonb)
-      as (event_id uuid, type text, schema_version int, data jsonb, metadata jsonb))
-      with ordinality as e(event_id, type, schema_version, data, metadata, ord)
-    where coalesce(
-      (select p.transaction_id from events p where p.stream_id = $1 and p.stream_revision = $2::bigint - 1)
-        <= pg_current_xact_id(),
-      true)
-    returning position
-  )
-  select count(*)::int as inserted, max(position)::text as position,
-    pg_current_xact_id()::text as transaction_id
-  from inserted`;
+const APPEND_CALL =
+  'select next_revision::text, last_position::text, xact_id::text from parley_append($1, $2, $3)';
 
 function isEventIdViolation(err: unknown): boolean {
   const e = err as { code?: unknown; constraint?: unknown } | null;
   return e?.code === '23505' && e.constraint === 'events_event_id_key';
 }
 
-/** One attempt inside the caller's open transaction; leaves commit or rollback to the caller. */
-export async function tryAppend(
-  client: PoolClient,
-  stream: string,
-  events: readonly EventToAppend[],
-  expected: ExpectedRevision,
-): Promise<AppendAttempt> {
-  const [streamSql, streamParams] = takeStreamRow(stream, events.length, expected);
-  const taken = await client.query<{ revision: string }>(streamSql, streamParams);
-  const revision = taken.rows[0]?.revision;
-  if (revision === undefined) return { kind: 'wrong_expected_version' };
+/** The function's order guard refused the append (SQLSTATE PLA01). */
+function isOrderConflict(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === 'PLA01';
+}
 
-  const nextRevision = BigInt(revision);
-  const firstRevision = nextRevision - BigInt(events.length) + 1n;
-  const payload = JSON.stringify(
+/** The events as parley_append takes them: one JSON array. */
+export function eventsPayload(events: readonly EventToAppend[]): string {
+  return JSON.stringify(
     events.map((e) => ({
       event_id: e.eventId,
       type: e.type,
@@ -123,18 +68,41 @@ export async function tryAppend(
       metadata: e.metadata ?? {},
     })),
   );
-  let row: { inserted: number; position: string | null; transaction_id: string } | undefined;
+}
+
+/**
+ * One attempt. On the pool it is its own (autocommitted) transaction; on a
+ * client in an open transaction it runs inside it, and the caller commits or
+ * rolls back (a thrown error leaves the transaction aborted: use a savepoint).
+ */
+export async function tryAppend(
+  db: Queryable,
+  stream: string,
+  events: readonly EventToAppend[],
+  expected: ExpectedRevision,
+): Promise<AppendAttempt> {
+  const payload = eventsPayload(events);
+  let row: { next_revision: string; last_position: string | null; xact_id: string } | undefined;
   try {
-    const res = await client.query(INSERT_EVENTS, [stream, String(firstRevision), payload]);
+    const res = await db.query({
+      name: 'parley_append',
+      text: APPEND_CALL,
+      values: [stream, String(expected), payload],
+    });
     row = res.rows[0];
   } catch (err) {
     if (isEventIdViolation(err)) return { kind: 'duplicate_event_id' };
+    if (isOrderConflict(err)) return { kind: 'order_conflict' };
     throw err;
   }
-  if (!row || row.inserted !== events.length || row.position === null) return { kind: 'order_conflict' };
+  if (!row) return { kind: 'wrong_expected_version' };
+  if (row.last_position === null) throw new Error(`append to ${stream}: no event was inserted`);
   return {
     kind: 'appended',
-    result: { nextRevision, position: { commit: BigInt(row.transaction_id), prepare: BigInt(row.position) } },
+    result: {
+      nextRevision: BigInt(row.next_revision),
+      position: { commit: BigInt(row.xact_id), prepare: BigInt(row.last_position) },
+    },
   };
 }
 

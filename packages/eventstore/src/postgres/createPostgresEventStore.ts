@@ -9,15 +9,11 @@ import type {
   RecordedEvent,
   Upcast,
 } from '../types.js';
-import {
-  type AppendAttempt,
-  AppendOrderConflictError,
-  checkAppendInput,
-  resolveRefusal,
-  tryAppend,
-} from './append.js';
+import { WrongExpectedVersionError } from '../types.js';
+import { AppendOrderConflictError, checkAppendInput, resolveRefusal, tryAppend } from './append.js';
+import { type StreamAppend, tryAppendMany } from './appendMany.js';
 import { assertLogNotAhead, LogAheadOfClusterError } from './assertLogNotAhead.js';
-import { countRowsAfter, readAllRows, readHead, readStreamRows } from './read.js';
+import { countRowsAfter, readAllRows, readFirstRows, readHead, readStreamRows } from './read.js';
 import { toRecordedEvent } from './rows.js';
 import { subscribeAll } from './subscribe.js';
 import { createWakeups } from './wakeups.js';
@@ -52,6 +48,15 @@ export interface PostgresEventStore extends EventStore {
   ): Promise<AppendResult>;
   /** Wakes readers now (call after committing a transaction that used appendWith). */
   notifyAppended(): void;
+  /**
+   * Several appends in one round trip and one transaction of their own, in the order given: all
+   * or nothing. A refused expected revision throws WrongExpectedVersionError (of the first stream
+   * refused); null when an event id is already in the log. Either way nothing was written; append
+   * stream by stream to learn which ids (and to get the original results of a retried batch).
+   */
+  tryAppendAll(appends: readonly StreamAppend[]): Promise<AppendResult[] | null>;
+  /** The first event (revision 0) of each of these streams that exists, in one query. */
+  readFirstEvents(streams: readonly string[]): Promise<Map<string, RecordedEvent>>;
 }
 
 const ORDER_CONFLICT_RETRIES = 10;
@@ -88,49 +93,21 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
     return rows.map((row) => toRecordedEvent(row, upcast));
   };
 
-  // One transaction per attempt; only an order conflict is retried (a new
-  // transaction id is larger than every committed one).
+  // One call per attempt, its own transaction (one round trip); only an order
+  // conflict is retried (a new transaction id is larger than every committed one).
   const appendInOwnTransaction = async (
     stream: string,
     events: readonly EventToAppend[],
     expected: ExpectedRevision,
   ): Promise<AppendResult> => {
     for (let attempt = 1; ; attempt++) {
-      const outcome = await inTransaction((client) => tryAppend(client, stream, events, expected));
+      const outcome = await tryAppend(pool, stream, events, expected);
       if (outcome.kind === 'appended') {
         wakeups.appended();
         return outcome.result;
       }
       if (outcome.kind !== 'order_conflict') return resolveRefusal(pool, stream, events, expected);
       if (attempt >= ORDER_CONFLICT_RETRIES) throw new AppendOrderConflictError(stream);
-    }
-  };
-
-  /** Commits when fn appended, rolls back otherwise (a refusal) or on error. */
-  const inTransaction = async (
-    fn: (client: PoolClient) => Promise<AppendAttempt>,
-  ): Promise<AppendAttempt> => {
-    const client = await pool.connect();
-    let broken = false;
-    // A checked-out client has no pool listener: a connection lost between two
-    // statements would otherwise be an uncaught 'error' event.
-    const onError = () => {
-      broken = true;
-    };
-    client.on('error', onError);
-    try {
-      await client.query('begin');
-      const outcome = await fn(client);
-      await client.query(outcome.kind === 'appended' ? 'commit' : 'rollback');
-      return outcome;
-    } catch (err) {
-      await client.query('rollback').catch(() => {
-        broken = true;
-      });
-      throw err;
-    } finally {
-      client.removeListener('error', onError);
-      client.release(broken);
     }
   };
 
@@ -157,6 +134,38 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
     },
 
     notifyAppended: () => wakeups.appended(),
+
+    async tryAppendAll(appends) {
+      if (appends.length === 0) return [];
+      await ready();
+      for (let attempt = 1; ; attempt++) {
+        const outcome = await tryAppendMany(pool, appends);
+        if (outcome.kind === 'appended') {
+          wakeups.appended();
+          return outcome.results;
+        }
+        if (outcome.kind === 'duplicate_event_id') return null;
+        if (outcome.kind === 'wrong_expected_version') {
+          const actual = await pool.query<{ revision: string }>(
+            'select revision::text as revision from streams where stream_id = $1',
+            [outcome.stream],
+          );
+          const revision = actual.rows[0]?.revision;
+          throw new WrongExpectedVersionError(
+            outcome.stream,
+            outcome.expected,
+            revision === undefined ? 'no_stream' : BigInt(revision),
+          );
+        }
+        if (attempt >= ORDER_CONFLICT_RETRIES) throw new AppendOrderConflictError(appends[0]!.stream);
+      }
+    },
+
+    async readFirstEvents(streams) {
+      await ready();
+      const rows = await readFirstRows(pool, streams);
+      return new Map(rows.map((row) => [row.stream_id, toRecordedEvent(row, upcast)]));
+    },
 
     async *readStream(stream, options: ReadStreamOptions = {}) {
       await ready();

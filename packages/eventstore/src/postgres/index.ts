@@ -1,4 +1,5 @@
 export { AppendOrderConflictError } from './append.js';
+export type { StreamAppend } from './appendMany.js';
 export { assertLogNotAhead, LogAheadOfClusterError } from './assertLogNotAhead.js';
 export {
   createPostgresEventStore,

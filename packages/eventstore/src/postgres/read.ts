@@ -16,18 +16,24 @@ const READ_ALL = `
   where ${SETTLED} and ${AFTER}
   ${LOG_ORDER} limit $3`;
 
-// One ordered index range per type (events_type_transaction_id_position_idx),
-// merged: a rare type costs its own rows, not a scan of everything after the
-// checkpoint, and a common one never sorts more than `limit` rows per type.
-const READ_ALL_OF_TYPES = `
-  select ${EVENT_COLUMNS}
-  from unnest($4::text[]) as t(type)
-  cross join lateral (
-    select * from events e
-    where e.type = t.type and ${SETTLED} and ${AFTER}
-    ${LOG_ORDER} limit $3
-  ) e
-  ${LOG_ORDER} limit $3`;
+/**
+ * One ordered scan per type, merged (a Merge Append reads each scan only as far as the merged
+ * result needs): a rare type costs its own rows (events_type_transaction_id_position_idx), not a
+ * scan of everything after the checkpoint, and types that make up most of the log cost what they
+ * return. Each type is its own parameter, so the planner picks each scan knowing its type; an
+ * `unnest(types) cross join lateral` form got one generic plan for every type, which for a type
+ * absent from the tail walked the whole tail (measured: 8 types of which 5 present, 200,000
+ * events, a 10,000-event batch: 739 ms that way, 40 ms this way).
+ */
+function readAllOfTypesSql(typeCount: number): string {
+  const scans = Array.from(
+    { length: typeCount },
+    (_, i) => `(select * from events e
+      where e.type = $${i + 4} and ${SETTLED} and ${AFTER}
+      ${LOG_ORDER} limit $3)`,
+  );
+  return `select ${EVENT_COLUMNS} from (${scans.join(' union all ')}) e ${LOG_ORDER} limit $3`;
+}
 
 function checkpointParams(after: Position | undefined): [string, string] {
   return after ? [String(after.commit), String(after.prepare)] : ['0', '0'];
@@ -44,7 +50,7 @@ export async function readAllRows(db: Queryable, options: ReadAllOptions): Promi
   if (options.eventTypes === undefined) return (await db.query<EventRow>(READ_ALL, params)).rows;
   const types = [...new Set(options.eventTypes)];
   if (types.length === 0) return [];
-  return (await db.query<EventRow>(READ_ALL_OF_TYPES, [...params, types])).rows;
+  return (await db.query<EventRow>(readAllOfTypesSql(types.length), [...params, ...types])).rows;
 }
 
 const LAST_REVISION = '9223372036854775807';
@@ -63,6 +69,14 @@ export async function readStreamRows(
     order by e.stream_revision ${forwards ? 'asc' : 'desc'} limit $3`;
   const start = from === undefined ? (forwards ? '0' : LAST_REVISION) : String(from);
   return (await db.query<EventRow>(sql, [stream, start, limit])).rows;
+}
+
+/** The first event of each stream that exists (committed, like readStream). */
+export async function readFirstRows(db: Queryable, streams: readonly string[]): Promise<EventRow[]> {
+  if (streams.length === 0) return [];
+  const sql = `select ${EVENT_COLUMNS} from events e
+    where e.stream_id = any($1::text[]) and e.stream_revision = 0`;
+  return (await db.query<EventRow>(sql, [[...new Set(streams)]])).rows;
 }
 
 /** The last event a reader can read now (the settled end of the log). */

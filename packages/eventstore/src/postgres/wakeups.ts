@@ -48,7 +48,11 @@ export function createWakeups(options: WakeupsOptions): Wakeups {
     do {
       notifyAgain = false;
       try {
-        await pool.query(`select pg_notify($1, '')`, [channel]);
+        // NOTIFY gives its transaction an id, so its commit would wait for a WAL flush like an
+        // append's; a wake-up needs no durability (a lost one costs latency, never events).
+        await pool.query(`select set_config('synchronous_commit', 'off', true), pg_notify($1, '')`, [
+          channel,
+        ]);
       } catch (err) {
         logger.debug({ err }, 'log wake-up notify failed; readers elsewhere will poll');
       }

@@ -4,7 +4,9 @@ import { createAgentStore } from '../agents/store.js';
 import { SessionNotFoundError } from '../errors.js';
 import { createSuspensionStore } from '../suspensions/suspensionStore.js';
 import { newSpanId, newTraceId } from './ids.js';
+import { openRealtimeNow } from './realtime/realtimeConversation.js';
 import { loadSession } from './session/loadSession.js';
+import { createSessionViewCache } from './session/sessionViewCache.js';
 import { APPEND_ATTEMPTS } from './turn/recordTurn.js';
 import { resumeNow } from './turn/resumeTurn.js';
 import { runTurnNow } from './turn/runTurn.js';
@@ -42,6 +44,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
       (deps.secrets === undefined ? undefined : createSuspensionStore(deps.pool, deps.secrets)),
     publicBaseUrl: deps.publicBaseUrl,
     suspensionTimeoutSeconds: deps.suspensionTimeoutSeconds ?? 86_400,
+    sessionViews: createSessionViewCache(),
   };
 
   /**
@@ -67,7 +70,11 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
 
   const resume: Runtime['resume'] = async (req) => {
     const record = await parts.suspensions?.get(req.suspensionId);
-    return serialized(record?.sessionId, () => resumeNow(parts, req));
+    return serialized(record?.sessionId, () => {
+      // The resumption appends to the session: its next turn reads the stream again.
+      if (record != null) parts.sessionViews?.delete(record.sessionId);
+      return resumeNow(parts, req);
+    });
   };
 
   async function endSession(
@@ -76,6 +83,7 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     reason = 'api',
   ): Promise<{ ended: boolean; status: string }> {
     const stream = sessionStream(sessionId);
+    parts.sessionViews?.delete(sessionId);
     for (let attempt = 1; ; attempt++) {
       const view = await loadSession(deps.store, sessionId);
       if (view === null || view.projectId !== projectId) throw new SessionNotFoundError(sessionId);
@@ -112,5 +120,5 @@ export function createRuntime(deps: RuntimeDeps): Runtime {
     }
   }
 
-  return { runTurn, resume, endSession };
+  return { runTurn, resume, endSession, openRealtime: (req) => openRealtimeNow(parts, req) };
 }

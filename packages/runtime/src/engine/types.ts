@@ -6,6 +6,7 @@ import type { PriceCards } from '../pricing/index.js';
 import type { ProviderRegistry } from '../providers/types.js';
 import type { SuspensionStore } from '../suspensions/suspensionStore.js';
 import type { ToolFetch } from '../tools/httpTool.js';
+import type { RealtimeConversation, RealtimeRequest } from './realtime/realtimeTypes.js';
 
 /** One user message for the agent of a project (spec 001 §4.3 chat/send and chat/stream). */
 export interface TurnRequest {
@@ -142,6 +143,11 @@ export interface ResumeResult {
 
 export interface Runtime {
   runTurn(req: TurnRequest, options?: RunTurnOptions): Promise<TurnResult>;
+  /**
+   * A realtime (native audio) conversation with the project's agent: its prompt and tools for the
+   * realtime session, its tools run and its turns recorded here (engine/realtime).
+   */
+  openRealtime(req: RealtimeRequest): Promise<RealtimeConversation>;
   /**
    * Resumes a suspended turn (its suspension already claimed by the callback route or the timeout
    * sweep). SuspensionNotRecordedError while the turn's ToolCallSuspended is not in the log yet

@@ -18,9 +18,12 @@ export function voiceMetricsTraceEvent(input: {
   tenantId: string;
   callSid: string;
   streamSid: string;
-  mode: 'pipeline';
+  mode: 'pipeline' | 'realtime';
+  /** Pipeline: the engines; realtime: the realtime provider (both). */
   stt: string;
   tts: string;
+  /** Realtime mode: the model the session ran. */
+  realtimeModel?: string;
   startedAt: Date;
   metrics: VoiceCallMetrics;
   /** voice.latencyTargetMs: the first response is compared with it. */
@@ -47,6 +50,7 @@ export function voiceMetricsTraceEvent(input: {
         mode: input.mode,
         sttEngine: input.stt,
         ttsEngine: input.tts,
+        ...(input.realtimeModel === undefined ? {} : { realtimeModel: input.realtimeModel }),
         callDurationMs: m.callDurationMs,
         firstResponseTimeMs: m.firstResponseTimeMs,
         latencyTargetMs: input.latencyTargetMs,

@@ -111,7 +111,11 @@ async function sessionOfCall(store: EventStore, projectId: string, claimed: stri
  */
 export async function handleConnect(
   deps: CallWebhookDeps,
-  request: CallWebhookRequest & { publicBaseUrl: string },
+  request: CallWebhookRequest & {
+    publicBaseUrl: string;
+    /** More stream parameters (a channel connection's `connectionId`), echoed in the stream's `start`. */
+    parameters?: Readonly<Record<string, string>>;
+  },
 ): Promise<{ twiml: string; callSid: string; tenantId: string; projectId: string }> {
   const { account, fields } = await verified(deps, request);
   if (!deps.enabled) throw new ParleyError('VOICE_NOT_CONFIGURED', 503, 'voice service not configured');
@@ -127,7 +131,7 @@ export async function handleConnect(
     });
   }
   const sessionId = claimedSession(request.url, fields);
-  const parameters: Record<string, string> = { projectId: account.projectId };
+  const parameters: Record<string, string> = { ...request.parameters, projectId: account.projectId };
   if (sessionId !== null) parameters.sessionId = sessionId;
   // The media WebSocket checks it in the stream's `start` (see streamToken.ts).
   parameters[STREAM_TOKEN_PARAMETER] = mediaStreamToken(account.authToken, {

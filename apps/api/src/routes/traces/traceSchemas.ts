@@ -121,6 +121,25 @@ export const metricsShape = z.object({
   guardrailBlockCount: z.int(),
   guardrailBlockRate: z.number().nullable(),
   errorCount: z.int(),
+  voiceCalls: z
+    .array(
+      z.object({
+        callId: z.string(),
+        status: z
+          .string()
+          .nullable()
+          .describe('The latest lifecycle status (initiated, ringing, in-progress, completed, failed, …)'),
+        statuses: z.array(z.object({ status: z.string(), at: z.string() })),
+        durationMs: z.number().nullable(),
+        firstResponseTimeMs: z.number().nullable(),
+        meanResponseTimeMs: z.number().nullable(),
+        turnCount: z.int().nullable(),
+        sttConfidence: z.number().nullable(),
+        bargeInRate: z.number().nullable(),
+        silenceDurationMs: z.number().nullable(),
+      }),
+    )
+    .describe('The session’s voice calls (docs/traces.md "Voice calls"); their events are not turns'),
 });
 
 export const tracePageShape = z.object({

@@ -9,6 +9,7 @@ import {
   type EndpointingOptions,
   MEDIA_STREAM_PATH,
   type PipelineCall,
+  type RealtimeVoiceProvider,
   type SpeechToText,
   STREAM_TOKEN_PARAMETER,
   speechToTextOf,
@@ -21,13 +22,23 @@ import {
 } from '@parley/voice';
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import { realtimeStreamFor } from './realtimeStream.js';
 
 export interface VoiceMediaRouteOptions {
-  /** Telephony accounts with their auth tokens (the key of the stream token). */
-  account(accountSid: string): Promise<TelephonyAccountSecrets | null>;
+  /**
+   * Telephony accounts with their auth tokens (the key of the stream token); `parameters` are the
+   * stream's (a `voice` channel connection's calls carry `connectionId`).
+   */
+  account(
+    accountSid: string,
+    parameters: Readonly<Record<string, string>>,
+  ): Promise<(TelephonyAccountSecrets & { agentName?: string | undefined }) | null>;
   store: EventStore;
-  /** The agent of the call: each utterance is one runTurn (channel `voice_pipeline`, channelType `pstn`). */
-  runtime: Pick<Runtime, 'runTurn'>;
+  /**
+   * The agent of the call: in pipeline mode each utterance is one runTurn (channel `voice_pipeline`,
+   * channelType `pstn`); in realtime mode a realtime conversation (openRealtime, channel `voice_realtime`).
+   */
+  runtime: Pick<Runtime, 'runTurn' | 'openRealtime'>;
   settings: VoiceSettings;
   /** The limiter /voice/connect admitted the call with: the stream's end frees the call's slot (as its final status does). */
   limiter?: VoiceConcurrencyLimiter;
@@ -35,6 +46,8 @@ export interface VoiceMediaRouteOptions {
   stt?: SpeechToText;
   tts?: TextToSpeech;
   endpointing?: EndpointingOptions;
+  /** Native audio model providers; voice.realtime.defaultProvider picks one (realtime and auto modes). */
+  realtimeProviders?: readonly RealtimeVoiceProvider[];
   /** A socket that sends no valid `start` within this long is closed (1008). Default 10 s. */
   startTimeoutMs?: number;
 }
@@ -74,6 +87,9 @@ const NOT_JSON = 1007;
 
 interface CallContext {
   call: PipelineCall;
+  /** How the call is answered, and by what (the metrics trace's engines). */
+  mode: 'pipeline' | 'realtime';
+  engines: { stt: string; tts: string; realtimeModel?: string };
   streamSid: string;
   callSid: string;
   tenantId: string;
@@ -93,7 +109,8 @@ async function sessionOfProject(store: EventStore, projectId: string, sessionId:
 
 /**
  * The voice gateway's media WebSocket (`/api/v1/voice/media/<CallSid>`, what `/voice/connect`
- * answers) in `pipeline` mode. Uses the ONE @fastify/websocket registration of app.ts. The
+ * answers), in `pipeline` mode or, by voice.mode, `realtime` (realtimeStream.ts: a native audio
+ * model through the realtime bridge). Uses the ONE @fastify/websocket registration of app.ts. The
  * provider connects, sends `connected`, `start` (with the stream parameters of the connect answer:
  * projectId, sessionId?, streamToken), `media` (20 ms of 8 kHz µ-law, base64), `mark`, `stop`;
  * the gateway answers `media`, `mark` and `clear` (barge-in). At `stop` (or when the socket
@@ -141,9 +158,8 @@ export const voiceMediaRoutes: FastifyPluginAsync<VoiceMediaRouteOptions> = asyn
             tenantId: ctx.tenantId,
             callSid: ctx.callSid,
             streamSid: ctx.streamSid,
-            mode: 'pipeline',
-            stt: stt?.name ?? 'none',
-            tts: tts?.name ?? 'none',
+            mode: ctx.mode,
+            ...ctx.engines,
             startedAt: ctx.startedAt,
             metrics,
             latencyTargetMs: settings.latencyTargetMs,
@@ -165,7 +181,8 @@ export const voiceMediaRoutes: FastifyPluginAsync<VoiceMediaRouteOptions> = asyn
         }
         const start = parsed.data.start;
         const params = start.customParameters ?? {};
-        const account = start.callSid === pathCallSid ? await options.account(start.accountSid) : null;
+        const account =
+          start.callSid === pathCallSid ? await options.account(start.accountSid, params) : null;
         const projectId = params.projectId;
         const claimed =
           params.sessionId !== undefined && SESSION_ID.test(params.sessionId) ? params.sessionId : undefined;
@@ -186,13 +203,52 @@ export const voiceMediaRoutes: FastifyPluginAsync<VoiceMediaRouteOptions> = asyn
           socket.close(POLICY, 'unsupported media format (audio/x-mulaw 8000 only)');
           return;
         }
-        if (!settings.enabled || settings.mode === 'realtime' || stt === null || tts === null) {
-          socket.close(UNAVAILABLE, 'voice pipeline not configured');
+        if (!settings.enabled) {
+          socket.close(UNAVAILABLE, 'voice not enabled');
+          return;
+        }
+        const streamSid = start.streamSid;
+        const output = {
+          media: (frame: Uint8Array) =>
+            send({ event: 'media', streamSid, media: { payload: Buffer.from(frame).toString('base64') } }),
+          mark: (name: string) => send({ event: 'mark', streamSid, mark: { name } }),
+          clear: () => send({ event: 'clear', streamSid }),
+        };
+        const base = {
+          streamSid,
+          callSid: start.callSid,
+          tenantId: account.tenantId,
+          projectId: account.projectId,
+          startedAt: new Date(),
+          claimed,
+        };
+        const realtime = await realtimeStreamFor(
+          { runtime: options.runtime, settings, providers: options.realtimeProviders ?? [], log },
+          {
+            ...base,
+            channelType: VOICE_PIPELINE_CHANNEL_TYPE,
+            output,
+            // The cap, the agent's end of the conversation, or the provider gone: the stream ends.
+            onEnd: (reason) => {
+              chain = chain.then(() => finish()).then(() => socket.close(1000, reason));
+            },
+          },
+        );
+        if (realtime.mode === 'unavailable') {
+          socket.close(UNAVAILABLE, realtime.reason);
           return;
         }
         clearTimeout(timer);
+        if (realtime.mode === 'realtime') {
+          const engines = { stt: realtime.provider, tts: realtime.provider, realtimeModel: realtime.model };
+          context = { ...base, mode: 'realtime', engines, call: realtime.call };
+          return;
+        }
+        if (stt === null || tts === null) {
+          socket.close(UNAVAILABLE, 'voice pipeline not configured');
+          return;
+        }
         let sessionId = claimed;
-        const streamSid = start.streamSid;
         const agent = {
           async reply(text: string, onDelta?: (delta: string) => void) {
             // Streamed: the pipeline speaks the reply sentence by sentence as it comes.
@@ -202,6 +258,8 @@ export const voiceMediaRoutes: FastifyPluginAsync<VoiceMediaRouteOptions> = asyn
                   projectId: account.projectId,
                   tenantId: account.tenantId,
                   ...(id === undefined ? {} : { sessionId: id }),
+                  // A voice connection's agent (connectionWebhook.ts) starts its calls' sessions.
+                  ...(account.agentName === undefined ? {} : { agentName: account.agentName }),
                   message: text,
                   channel: VOICE_PIPELINE_CHANNEL,
                   channelType: VOICE_PIPELINE_CHANNEL_TYPE,
@@ -225,28 +283,16 @@ export const voiceMediaRoutes: FastifyPluginAsync<VoiceMediaRouteOptions> = asyn
           },
         };
         context = {
-          streamSid,
-          callSid: start.callSid,
-          tenantId: account.tenantId,
-          projectId: account.projectId,
-          startedAt: new Date(),
-          claimed,
+          ...base,
+          mode: 'pipeline',
+          engines: { stt: stt.name, tts: tts.name },
           call: createPipelineCall({
             stt,
             tts,
             agent,
             latencyTargetMs: settings.latencyTargetMs,
             ...(options.endpointing === undefined ? {} : { endpointing: options.endpointing }),
-            output: {
-              media: (frame) =>
-                send({
-                  event: 'media',
-                  streamSid,
-                  media: { payload: Buffer.from(frame).toString('base64') },
-                }),
-              mark: (name) => send({ event: 'mark', streamSid, mark: { name } }),
-              clear: () => send({ event: 'clear', streamSid }),
-            },
+            output,
             onError: (err) => log.warn({ err, callSid: start.callSid }, 'voice turn failed'),
           }),
         };

@@ -10,6 +10,7 @@ import {
   type VoiceConcurrencyLimiter,
   voiceSettingsOf,
 } from '@parley/voice';
+import { type RoomServiceStandIn, startRoomServiceStandIn } from '@parley/voice/testing';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { SignJWT } from 'jose';
@@ -32,13 +33,22 @@ let auth: AuthStore;
 const apps: FastifyInstance[] = [];
 let n = 0;
 
+let rooms: RoomServiceStandIn;
+
 beforeAll(async () => {
+  // The token route creates rooms: a local room service stands in for the vendor's (rtcRooms.int.spec.ts checks its calls).
+  rooms = await startRoomServiceStandIn({
+    apiKey: RTC.VOICE_RTC_API_KEY,
+    apiSecret: RTC.VOICE_RTC_API_SECRET,
+  });
+  RTC.VOICE_RTC_URL = rooms.url.replace(/^http/, 'ws');
   db = await createTestDatabase([authMigrations]);
   auth = createAuthStore(db.pool);
 });
 afterAll(async () => {
   for (const app of apps) await app.close();
   await db.close();
+  await rooms.close();
 });
 
 async function newProject(scopes = ['chat.write']) {

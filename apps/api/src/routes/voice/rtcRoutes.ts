@@ -1,5 +1,14 @@
-import { addRoute, callerReaches, errorResponses, tenantContextRequired } from '@parley/http';
-import { issueRoomToken, parseRoomTokenInput, type VoiceSettings, type VoiceSlot } from '@parley/voice';
+import { addRoute, callerReaches, errorResponses, HttpError, tenantContextRequired } from '@parley/http';
+import {
+  issueRoomToken,
+  liveKitRoomService,
+  parseRoomTokenInput,
+  type RoomService,
+  RoomServiceUnavailableError,
+  type VoiceConcurrencyLimiter,
+  type VoiceSettings,
+  type VoiceSlot,
+} from '@parley/voice';
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { callerErrors, type VoiceCallerOptions, voiceAuth, voiceSecurity } from './voiceCommon.js';
@@ -16,7 +25,12 @@ export interface RtcVoiceRouteOptions extends VoiceCallerOptions {
    * realtime mode (a native audio model) or both a speech-to-text and a text-to-speech engine.
    */
   speechAvailable?: (tenantId: string) => Promise<boolean>;
+  /** Creates the room and dispatches the agent. Default: LiveKit's RoomServiceClient at voice.rtc.url. */
+  roomService?: RoomService;
 }
+
+/** How long a room lives without participants (the room service's emptyTimeout), seconds. */
+const EMPTY_TIMEOUT_SECONDS = 300;
 
 const id = (max: number) =>
   z
@@ -60,6 +74,9 @@ export const rtcVoiceRoutes: FastifyPluginAsync<RtcVoiceRouteOptions> = async (a
   const { settings, limiter } = options;
   const base = `/api/v1/${settings.rtc.vendor}`;
   const speechAvailable = options.speechAvailable ?? defaultSpeechAvailable(settings);
+  const credentialsOfRooms = settings.rtc.credentials;
+  const roomService =
+    options.roomService ?? (credentialsOfRooms === null ? null : liveKitRoomService(credentialsOfRooms));
   const common = { tags: ['voice'], security: voiceSecurity, preHandler: voiceAuth(options) };
 
   addRoute(app, {
@@ -86,7 +103,9 @@ export const rtcVoiceRoutes: FastifyPluginAsync<RtcVoiceRouteOptions> = async (a
       "caller's tenant does not hold the project), configuration (503 VOICE_NOT_CONFIGURED; with agentName, 503 " +
       'VOICE_CREDENTIALS_NOT_FOUND without speech services), then the concurrent rooms and calls of the tenant ' +
       '(429 VOICE_SESSION_LIMIT_REACHED). A room is counted for voice.realtime.maxSessionDurationMs after its ' +
-      'latest token.',
+      'latest token. The room is then created through the room service (CreateRoom; an existing room is kept) ' +
+      'and, with agentName, the agent dispatched into it once (CreateDispatch); 503 ROOM_SERVICE_UNAVAILABLE ' +
+      'when the room service fails or does not answer (the room slot is given back).',
     operationId: 'rtcVoiceToken',
     validation: 'document',
     body: tokenBody,
@@ -124,10 +143,30 @@ export const rtcVoiceRoutes: FastifyPluginAsync<RtcVoiceRouteOptions> = async (a
         settings.realtime.maxSessionDurationMs,
       );
       if (!decision.admitted) throw voiceLimitReached(decision);
+      try {
+        await roomService?.ensureRoom({
+          roomName: issued.roomName,
+          emptyTimeoutSeconds: EMPTY_TIMEOUT_SECONDS,
+          metadata: JSON.stringify({ tenantId: caller.tenantId, ...input }),
+          agentName: input.agentName,
+        });
+      } catch (err) {
+        if (!(err instanceof RoomServiceUnavailableError)) throw err;
+        await releaseRoom(limiter, caller.tenantId, member);
+        request.log.warn({ err }, 'room service unavailable');
+        throw new HttpError(err.code, 503, err.message, { retryAfterMs: 5_000 });
+      }
       return { success: true as const, data: issued };
     },
   });
 };
+
+/** Gives back the slots roomSlots took (the token was not issued). */
+async function releaseRoom(limiter: VoiceConcurrencyLimiter, tenantId: string, member: string) {
+  await limiter.release(tenantId, 'rooms', member, 'global');
+  await limiter.release(tenantId, 'rooms', member);
+  await limiter.release(tenantId, 'calls', member);
+}
 
 /**
  * What a room counts against: the rooms of every tenant together (spec 000 §8: global), the

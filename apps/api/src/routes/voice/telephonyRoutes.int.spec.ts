@@ -134,18 +134,19 @@ describe('GET /api/v1/voice/capabilities', () => {
   it('reports each configured service; fullVoice when all are', async () => {
     const { key } = await newAccount();
     const cases: Array<[Record<string, string>, Record<string, boolean>]> = [
-      [TELEPHONY, { telephony: true, stt: true, tts: true, fullVoice: true }],
+      // voiceGateway: the gateway socket takes calls (both engines); providers are added below.
+      [TELEPHONY, { telephony: true, stt: true, tts: true, fullVoice: true, voiceGateway: true }],
       [
         { ...TELEPHONY, VOICE_TTS_ENGINE: '' },
-        { telephony: true, stt: true, tts: false, fullVoice: false },
+        { telephony: true, stt: true, tts: false, fullVoice: false, voiceGateway: false },
       ],
       [
         { ...TELEPHONY, VOICE_TELEPHONY_API_KEY_SECRET: '' },
-        { telephony: false, stt: true, tts: true, fullVoice: false },
+        { telephony: false, stt: true, tts: true, fullVoice: false, voiceGateway: true },
       ],
       [
         { ...TELEPHONY, VOICE_ENABLED: 'false' },
-        { telephony: false, stt: false, tts: false, fullVoice: false },
+        { telephony: false, stt: false, tts: false, fullVoice: false, voiceGateway: false },
       ],
     ];
     for (const [env, data] of cases) {
@@ -155,7 +156,7 @@ describe('GET /api/v1/voice/capabilities', () => {
         headers: { 'x-api-key': key },
       });
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toEqual({ success: true, data });
+      expect(res.json()).toEqual({ success: true, data: { ...data, providers: ['twilio', 'byoc_sip'] } });
     }
   });
 

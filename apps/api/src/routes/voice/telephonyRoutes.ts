@@ -1,6 +1,6 @@
+import { manifestEntry } from '@parley/channels';
 import type { EventStore } from '@parley/eventstore';
 import { addRoute, callerReaches, callerSoleProject, errorResponses, HttpError } from '@parley/http';
-import { ParleyError } from '@parley/platform';
 import type { TelephonyAccountSecrets } from '@parley/telephony';
 import {
   type CallWebhookDeps,
@@ -13,7 +13,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { paramsOf, parseFormBodies, signedUrlOf } from '../voice.js';
 import { callerErrors, type VoiceCallerOptions, voiceAuth, voiceSecurity } from './voiceCommon.js';
-import { voiceNotConfigured } from './voiceErrors.js';
+import { rethrowLimit, voiceNotConfigured } from './voiceErrors.js';
 
 export interface TelephonyVoiceRouteOptions extends VoiceCallerOptions {
   /** PUBLIC_BASE_URL: what the provider signs and where the media WebSocket is reached. */
@@ -46,6 +46,16 @@ const capabilitiesReply = z.object({
     stt: z.boolean().describe('A speech-to-text engine is configured'),
     tts: z.boolean().describe('A text-to-speech engine is configured'),
     fullVoice: z.boolean().describe('All three'),
+    voiceGateway: z
+      .boolean()
+      .describe(
+        'The voice gateway socket takes calls (voice_gateway and byoc_sip connections): voice enabled with both speech engines',
+      ),
+    providers: z
+      .array(z.string())
+      .describe(
+        'The providers a `voice` connection may name (`twilio`: media streams; `byoc_sip`: your own SIP gateway)',
+      ),
   }),
 });
 
@@ -53,15 +63,6 @@ const webhookHeaders = z.object({ 'x-twilio-signature': z.string() });
 const webhookBody = z
   .object({ AccountSid: z.string(), CallSid: z.string() })
   .describe('application/x-www-form-urlencoded (Twilio names); every parameter is covered by the signature');
-
-/** A ParleyError of the call webhooks, with 429's Retry-After. */
-function rethrow(err: unknown): never {
-  if (err instanceof ParleyError && err.status === 429) {
-    const retryAfterMs = Number(err.details?.retryAfterMs ?? 0);
-    throw new HttpError(err.code, 429, err.message, { retryAfterMs });
-  }
-  throw err;
-}
 
 /**
  * The telephony provider routes of spec 001 §4.4 under /api/v1/voice: capabilities and client
@@ -94,7 +95,12 @@ export const telephonyVoiceRoutes: FastifyPluginAsync<TelephonyVoiceRouteOptions
     summary: 'Which voice services are configured',
     operationId: 'voiceCapabilities',
     response: { 200: capabilitiesReply, ...callerErrors },
-    handler: async () => ({ success: true as const, data: voiceCapabilities(settings) }),
+    handler: async () => {
+      const services = voiceCapabilities(settings);
+      const voiceGateway = services.stt && services.tts && settings.mode !== 'realtime';
+      const providers = (manifestEntry('voice')?.providers ?? []).map((v) => v.provider);
+      return { success: true as const, data: { ...services, voiceGateway, providers } };
+    },
   });
 
   addRoute(app, {
@@ -160,7 +166,7 @@ export const telephonyVoiceRoutes: FastifyPluginAsync<TelephonyVoiceRouteOptions
         params: paramsOf(request),
         signature: typeof signature === 'string' ? signature : undefined,
         publicBaseUrl: options.publicBaseUrl ?? new URL(signedUrl).origin,
-      }).catch(rethrow);
+      }).catch(rethrowLimit);
       return reply.type('text/xml; charset=utf-8').send(outcome.twiml);
     },
   });

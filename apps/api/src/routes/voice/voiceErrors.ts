@@ -1,4 +1,5 @@
 import { HttpError } from '@parley/http';
+import { ParleyError } from '@parley/platform';
 import type { AdmitDecision, RoomTokenInputField } from '@parley/voice';
 
 /** The §7 error of each bad field of the real-time token body. */
@@ -27,3 +28,12 @@ export const voiceLimitReached = (decision: Extract<AdmitDecision, { admitted: f
     retryAfterMs: decision.retryAfterMs,
     details: { pool: decision.pool },
   });
+
+/** A ParleyError of the call webhooks, with 429's Retry-After. */
+export function rethrowLimit(err: unknown): never {
+  if (err instanceof ParleyError && err.status === 429) {
+    const retryAfterMs = Number(err.details?.retryAfterMs ?? 0);
+    throw new HttpError(err.code, 429, err.message, { retryAfterMs });
+  }
+  throw err;
+}

@@ -59,6 +59,15 @@ export async function setUpAgent(
   agent: Agent,
 ): Promise<AgentSetup> {
   const provider = deps.providers.get(agent.provider);
+  return { ...(await describeAgent(deps, ctx, agent)), provider };
+}
+
+/** setUpAgent without the LLM provider: what a realtime (native audio) session of the agent needs. */
+export async function describeAgent(
+  deps: { agents: AgentStore },
+  ctx: TurnContext,
+  agent: Agent,
+): Promise<Omit<AgentSetup, 'provider'>> {
   const localTargets =
     agent.systemTools.handoff === false
       ? []
@@ -82,7 +91,6 @@ export async function setUpAgent(
   ];
   return {
     agent,
-    provider,
     system: prompt === '' ? null : { role: 'system', content: prompt },
     tools,
     offered: new Set(tools.map((t) => t.name)),

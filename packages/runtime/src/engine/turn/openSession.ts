@@ -5,7 +5,7 @@ import { SessionEndedError, SessionNotFoundError } from '../../errors.js';
 import type { LlmMessage } from '../../providers/types.js';
 import { newSessionId } from '../ids.js';
 import { loadSession } from '../session/loadSession.js';
-import { historyForModel } from '../session/sessionView.js';
+import { historyForModel, type SessionView } from '../session/sessionView.js';
 import type { TurnRequest } from '../types.js';
 import type { RuntimeParts } from './runtimeParts.js';
 
@@ -23,14 +23,21 @@ export interface OpenedSession {
   environment: Environment;
   history: LlmMessage[];
   revision: bigint | 'no_stream';
+  /** The existing session's view the turn started from; null for a new session. */
+  view: SessionView | null;
 }
 
 /**
  * Stage 1 of a turn: the session the message belongs to. An existing one must be in the project
  * and not ended (SessionNotFoundError, SessionEndedError); its current agent answers (the last
  * AgentHandedOff's target). A new one starts with the named agent, else the project's oldest.
+ * `known`: the existing session's view when the caller has it already (or is reading it).
  */
-export async function openSession(parts: RuntimeParts, req: TurnRequest): Promise<OpenedSession> {
+export async function openSession(
+  parts: RuntimeParts,
+  req: TurnRequest,
+  known?: SessionView | Promise<SessionView | null>,
+): Promise<OpenedSession> {
   if (req.sessionId === undefined) {
     const agent = await parts.agents.resolve(req.projectId, req.agentName);
     return {
@@ -44,9 +51,10 @@ export async function openSession(parts: RuntimeParts, req: TurnRequest): Promis
       environment: req.environment ?? agent.environment ?? 'dev',
       history: [],
       revision: 'no_stream',
+      view: null,
     };
   }
-  const view = await loadSession(parts.store, req.sessionId);
+  const view = await (known ?? loadSession(parts.store, req.sessionId));
   if (view === null || view.projectId !== req.projectId) throw new SessionNotFoundError(req.sessionId);
   if (view.endedStatus !== null) throw new SessionEndedError(req.sessionId, view.endedStatus);
   const target = view.agentTarget;
@@ -74,5 +82,6 @@ export async function openSession(parts: RuntimeParts, req: TurnRequest): Promis
     environment: view.environment,
     history: historyForModel(view),
     revision: view.revision,
+    view,
   };
 }

@@ -1,5 +1,8 @@
-import { type EventDataInput, toAppend } from '@parley/events';
+import { type EventDataInput, sessionStream, toAppend } from '@parley/events';
 import { type EventStore, type EventToAppend, WrongExpectedVersionError } from '@parley/eventstore';
+import { SessionNotFoundError } from '../../errors.js';
+import { loadSession } from '../session/loadSession.js';
+import type { RuntimeParts } from './runtimeParts.js';
 import type { TraceData } from './traceLog.js';
 import type { TurnContext } from './turnContext.js';
 
@@ -63,4 +66,44 @@ export function turnBatch(ctx: TurnContext, facts: TurnFacts): EventToAppend[] {
     ...(facts.replied === undefined ? [] : [toAppend('AgentReplied', facts.replied, metadata)]),
     ...(facts.ended === undefined ? [] : [toAppend('SessionEnded', facts.ended, metadata)]),
   ];
+}
+
+/** Appends the turn's batch; a session another writer ended meanwhile keeps that end (the turn's own SessionEnded is dropped). */
+export async function recordAfter(
+  parts: RuntimeParts,
+  ctx: TurnContext,
+  facts: TurnFacts,
+  revision: bigint | 'no_stream',
+): Promise<boolean> {
+  return (await recordTurn(parts, ctx, facts, revision)).endedByOther;
+}
+
+/** recordAfter, with the batch as appended, the stream's revision after it, and whether another writer came between. */
+export async function recordTurn(
+  parts: RuntimeParts,
+  ctx: TurnContext,
+  facts: TurnFacts,
+  revision: bigint | 'no_stream',
+): Promise<{ endedByOther: boolean; refreshed: boolean; nextRevision: bigint; batch: EventToAppend[] }> {
+  const batch = turnBatch(ctx, facts);
+  let endedByOther = false;
+  let refreshed = false;
+  const refreshAny = async (): Promise<bigint> => {
+    refreshed = true;
+    const view = await loadSession(parts.store, ctx.scope.sessionId);
+    if (view === null) throw new SessionNotFoundError(ctx.scope.sessionId);
+    if (view.endedStatus !== null && !endedByOther) {
+      endedByOther = true;
+      if (batch.at(-1)?.type === 'SessionEnded') batch.pop();
+    }
+    return view.revision;
+  };
+  const nextRevision = await appendTurnEvents(
+    parts.store,
+    sessionStream(ctx.scope.sessionId),
+    batch,
+    revision,
+    refreshAny,
+  );
+  return { endedByOther, refreshed, nextRevision, batch };
 }

@@ -10,7 +10,7 @@ import type { Ending, LoopState } from './agentLoop.js';
 import { setUpAgent } from './agentSetup.js';
 import { type Answer, answerLocally } from './answerTurn.js';
 import { outputGuardrails } from './guardrailStage.js';
-import { recordAfter } from './runTurn.js';
+import { recordAfter } from './recordTurn.js';
 import { loadProject, type RuntimeParts } from './runtimeParts.js';
 import { cut } from './traceLog.js';
 import type { TurnContext } from './turnContext.js';

@@ -4,6 +4,7 @@ import { SessionEndedError, SessionNotFoundError } from '../../errors.js';
 import { outputMayChange } from '../../guardrails/guardrailChecks.js';
 import { newMessageId } from '../ids.js';
 import { loadSession } from '../session/loadSession.js';
+import { foldAppended, StaleSessionViewError } from '../session/sessionViewCache.js';
 import type { RunTurnOptions, TurnRequest, TurnResult } from '../types.js';
 import type { LoopDeps, LoopState } from './agentLoop.js';
 import { type AgentSetup, setUpAgent } from './agentSetup.js';
@@ -11,8 +12,9 @@ import { type Answer, answerLocally, answerRemotely } from './answerTurn.js';
 import { withForwardedHistory } from './forwardedHistory.js';
 import { blockedReplyOf, inputGuardrails } from './guardrailStage.js';
 import { type OpenedSession, openSession } from './openSession.js';
-import { appendTurnEvents, turnBatch } from './recordTurn.js';
+import { appendTurnEvents, recordTurn } from './recordTurn.js';
 import { loadProject, type RuntimeParts } from './runtimeParts.js';
+import { turnAgents } from './turnAgents.js';
 import { jsonObject, type TurnContext } from './turnContext.js';
 import { createTurnContext, loopDepsOf, toolTurnOf } from './turnContextOf.js';
 import { turnFacts } from './turnFacts.js';
@@ -25,7 +27,7 @@ function userContent(text: string, actionEvent: Record<string, unknown> | undefi
 }
 
 /** Append 1: the user's message (with SessionStarted for a new session), its text as the input guardrails left it. */
-function firstEvents(
+export function firstEvents(
   req: TurnRequest,
   opened: OpenedSession,
   ctx: TurnContext,
@@ -159,17 +161,51 @@ function answer(
   });
 }
 
+/**
+ * The turn's reads, at once: the project, the project's agents (turnAgents: every agent lookup of
+ * the turn answers from one list) and, for an existing session, its view: this process's cached
+ * view of it (SessionViewCache, taken out until the turn succeeds), else the stream read.
+ */
+function startReads(parts: RuntimeParts, req: TurnRequest, fromCache: boolean) {
+  const agents = turnAgents(parts.agents);
+  agents.prefetch(req.projectId);
+  const sessionId = req.sessionId;
+  const cached = fromCache && sessionId !== undefined ? parts.sessionViews?.get(sessionId) : undefined;
+  if (sessionId !== undefined) parts.sessionViews?.delete(sessionId);
+  const read =
+    sessionId === undefined || cached !== undefined ? undefined : loadSession(parts.store, sessionId);
+  read?.catch(() => {});
+  return { turnParts: { ...parts, agents }, cached, view: cached ?? read };
+}
+
 export async function runTurnNow(
   parts: RuntimeParts,
   req: TurnRequest,
   options: RunTurnOptions,
 ): Promise<TurnResult> {
+  try {
+    return await runTurnOnce(parts, req, options, true);
+  } catch (err) {
+    // Another writer appended since this process's last turn of the session: start again from the log.
+    if (!(err instanceof StaleSessionViewError)) throw err;
+    return runTurnOnce(parts, req, options, false);
+  }
+}
+
+async function runTurnOnce(
+  parts: RuntimeParts,
+  req: TurnRequest,
+  options: RunTurnOptions,
+  fromCache: boolean,
+): Promise<TurnResult> {
   const t0 = performance.now();
   const receivedAt = parts.now();
+  const reads = startReads(parts, req, fromCache);
+  const turnParts = reads.turnParts;
   const project = await loadProject(parts, req.projectId, req.tenantId);
-  const opened = await openSession(parts, req);
-  const ctx = turnContextFor(parts, req, opened, project.storePayloads, options);
-  const deps = loopDepsOf(parts, ctx);
+  const opened = await openSession(turnParts, req, reads.view);
+  const ctx = turnContextFor(turnParts, req, opened, project.storePayloads, options);
+  const deps = loopDepsOf(turnParts, ctx);
   // The provider is resolved before anything is recorded: a misconfigured agent records no message.
   const setup = opened.remote === null ? await setUpAgent(deps, ctx, opened.agent) : null;
   if (opened.created) {
@@ -182,16 +218,20 @@ export async function runTurnNow(
     });
   }
   const input = await inputGuardrails(ctx, deps, opened.agent, req.message);
+  let contiguous = true;
   const refreshOpen = async (): Promise<bigint> => {
+    if (reads.cached !== undefined) throw new StaleSessionViewError(opened.sessionId);
+    contiguous = false;
     const view = await loadSession(parts.store, opened.sessionId);
     if (view === null) throw new SessionNotFoundError(opened.sessionId);
     if (view.endedStatus !== null) throw new SessionEndedError(opened.sessionId, view.endedStatus);
     return view.revision;
   };
+  const first = firstEvents(req, opened, ctx, input.text, receivedAt);
   const revision = await appendTurnEvents(
     parts.store,
     sessionStream(opened.sessionId),
-    firstEvents(req, opened, ctx, input.text, receivedAt),
+    first,
     opened.revision,
     refreshOpen,
   );
@@ -208,7 +248,7 @@ export async function runTurnNow(
     handoffs: [],
   };
   const answered = await answer(
-    parts,
+    turnParts,
     ctx,
     deps,
     opened,
@@ -224,39 +264,24 @@ export async function runTurnNow(
     durationMs: performance.now() - t0,
     inReplyTo: ctx.userMessageId,
   });
-  const endedByOther = await recordAfter(parts, ctx, facts, revision);
+  const recorded = await recordTurn(parts, ctx, facts, revision);
+  if (contiguous && !recorded.refreshed) {
+    // Nothing else was appended in between: the view is the stream's, as of the turn's last append.
+    parts.sessionViews?.set(
+      opened.sessionId,
+      foldAppended(opened.view, [...first, ...recorded.batch], recorded.nextRevision),
+    );
+  }
   return resultOf({
     ctx,
     answer: answered,
     state,
     facts,
     created: opened.created,
-    endedByOther,
+    endedByOther: recorded.endedByOther,
     t0,
     pendingReply: pendingReplyOf(state, answered),
   });
-}
-
-/** Appends the turn's batch; a session another writer ended meanwhile keeps that end (the turn's own SessionEnded is dropped). */
-export async function recordAfter(
-  parts: RuntimeParts,
-  ctx: TurnContext,
-  facts: ReturnType<typeof turnFacts>,
-  revision: bigint | 'no_stream',
-): Promise<boolean> {
-  const batch = turnBatch(ctx, facts);
-  let endedByOther = false;
-  const refreshAny = async (): Promise<bigint> => {
-    const view = await loadSession(parts.store, ctx.scope.sessionId);
-    if (view === null) throw new SessionNotFoundError(ctx.scope.sessionId);
-    if (view.endedStatus !== null && !endedByOther) {
-      endedByOther = true;
-      if (batch.at(-1)?.type === 'SessionEnded') batch.pop();
-    }
-    return view.revision;
-  };
-  await appendTurnEvents(parts.store, sessionStream(ctx.scope.sessionId), batch, revision, refreshAny);
-  return endedByOther;
 }
 
 function pendingReplyOf(state: LoopState, answer: Answer): string {

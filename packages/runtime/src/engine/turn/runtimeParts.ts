@@ -6,6 +6,7 @@ import type { PriceCards } from '../../pricing/index.js';
 import type { ProviderRegistry } from '../../providers/types.js';
 import type { SuspensionStore } from '../../suspensions/suspensionStore.js';
 import type { ToolFetch } from '../../tools/httpTool.js';
+import type { SessionViewCache } from '../session/sessionViewCache.js';
 
 /** The runtime's dependencies as its stages use them (createRuntime fills the defaults). */
 export interface RuntimeParts {
@@ -20,6 +21,8 @@ export interface RuntimeParts {
   suspensions: SuspensionStore | undefined;
   publicBaseUrl: string | undefined;
   suspensionTimeoutSeconds: number;
+  /** This process's views of the sessions it ran the last turn of (none: every turn reads the stream). */
+  sessionViews?: SessionViewCache;
 }
 
 interface ProjectRow {
