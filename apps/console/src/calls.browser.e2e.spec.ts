@@ -88,10 +88,12 @@ describe.skipIf(!hasChromium)('console: a session’s voice calls (browser)', ()
     await page.goto(`${world.baseUrl}/console/#/p/${world.projectId}/sessions/${sessionId}`);
     await page.getByRole('heading', { level: 1, name: new RegExp(sessionId) }).waitFor();
     const table = page.getByRole('table', { name: 'Voice calls' });
-    // The read model catches up; reload until the calls are there.
+    // The read model catches up (perhaps one status at a time); reload until every call is there.
     await poll(async () => {
-      if ((await table.count()) === 0) await page.reload();
-      return table.getByRole('row').count();
+      await table.waitFor({ timeout: 3_000 }).catch(() => {});
+      const rows = (await table.count()) === 0 ? 0 : await table.getByRole('row').count();
+      if (rows < 3) await page.reload();
+      return rows;
     }).toBe(3);
     const first = table.getByRole('row', { name: /CAconsole1/ });
     await poll(() => first.textContent()).toMatch(/completed/);
