@@ -23,6 +23,7 @@ import {
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { realtimeStreamFor } from './realtimeStream.js';
+import { sessionOfProject, voiceTurnAgent } from './voiceCall.js';
 
 export interface VoiceMediaRouteOptions {
   /**
@@ -97,14 +98,6 @@ interface CallContext {
   startedAt: Date;
   /** The session the call named (stream parameter), not yet checked. */
   claimed: string | undefined;
-}
-
-/** The named session, when its stream exists and is the project's (its first event says so). */
-async function sessionOfProject(store: EventStore, projectId: string, sessionId: string | undefined) {
-  if (sessionId === undefined) return null;
-  for await (const first of store.readStream(sessionStream(sessionId), { maxCount: 1 }))
-    return first.data.projectId === projectId ? sessionId : null;
-  return null;
 }
 
 /**
@@ -248,40 +241,16 @@ export const voiceMediaRoutes: FastifyPluginAsync<VoiceMediaRouteOptions> = asyn
           socket.close(UNAVAILABLE, 'voice pipeline not configured');
           return;
         }
-        let sessionId = claimed;
-        const agent = {
-          async reply(text: string, onDelta?: (delta: string) => void) {
-            // Streamed: the pipeline speaks the reply sentence by sentence as it comes.
-            const turn = (id: string | undefined) =>
-              options.runtime.runTurn(
-                {
-                  projectId: account.projectId,
-                  tenantId: account.tenantId,
-                  ...(id === undefined ? {} : { sessionId: id }),
-                  // A voice connection's agent (connectionWebhook.ts) starts its calls' sessions.
-                  ...(account.agentName === undefined ? {} : { agentName: account.agentName }),
-                  message: text,
-                  channel: VOICE_PIPELINE_CHANNEL,
-                  channelType: VOICE_PIPELINE_CHANNEL_TYPE,
-                  channelMetadata: { callSid: start.callSid, streamSid },
-                  stream: onDelta !== undefined,
-                },
-                { onEvent: (event) => (event.type === 'text_delta' ? onDelta?.(event.delta) : undefined) },
-              );
-            let result: Awaited<ReturnType<typeof turn>>;
-            try {
-              result = await turn(sessionId);
-            } catch (err) {
-              // A claimed session that is unknown, another project's or ended: the call starts its own.
-              const code = (err as { code?: string }).code;
-              if (sessionId === undefined || (code !== 'SESSION_NOT_FOUND' && code !== 'SESSION_ENDED'))
-                throw err;
-              result = await turn(undefined);
-            }
-            sessionId = result.sessionId;
-            return { text: result.reply.text, sessionId: result.sessionId };
-          },
-        };
+        // A voice connection's agent (connectionWebhook.ts) starts its calls' sessions.
+        const agent = voiceTurnAgent(options.runtime, {
+          projectId: account.projectId,
+          tenantId: account.tenantId,
+          claimed,
+          agentName: account.agentName,
+          channel: VOICE_PIPELINE_CHANNEL,
+          channelType: VOICE_PIPELINE_CHANNEL_TYPE,
+          channelMetadata: { callSid: start.callSid, streamSid },
+        });
         context = {
           ...base,
           mode: 'pipeline',

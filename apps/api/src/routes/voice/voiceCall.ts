@@ -8,6 +8,7 @@ import {
   type PipelineCall,
   type SpeechToText,
   type TextToSpeech,
+  type VoiceAgent,
   type VoiceSettings,
   voiceMetricsTraceEvent,
 } from '@parley/voice';
@@ -48,23 +49,20 @@ export async function sessionOfProject(store: EventStore, projectId: string, ses
 }
 
 /**
- * A call in `pipeline` mode over any audio socket (the provider's media stream, the voice gateway):
- * each utterance is one runTurn, the reply spoken back through `output`. `finish` stops the call
- * and appends its voice metrics to its session (once: the event id derives from the call id).
+ * The agent side of a pipeline call: each utterance is one runTurn of the call's session, streamed
+ * so the pipeline speaks the reply sentence by sentence. A claimed session that is unknown, another
+ * project's or ended: the call starts its own.
  */
-export function startVoiceCall(
-  deps: VoiceCallDeps,
-  who: VoiceCallIdentity,
-  output: CallOutput,
-  log: FastifyBaseLogger,
-): { call: PipelineCall; finish(): Promise<void> } {
-  const startedAt = new Date();
+export function voiceTurnAgent(
+  runtime: VoiceCallDeps['runtime'],
+  who: Omit<VoiceCallIdentity, 'callId' | 'streamId'>,
+): VoiceAgent {
   let sessionId = who.claimed;
-  const agent = {
+  return {
     async reply(text: string, onDelta?: (delta: string) => void) {
       // Streamed: the pipeline speaks the reply sentence by sentence as it comes.
       const turn = (id: string | undefined) =>
-        deps.runtime.runTurn(
+        runtime.runTurn(
           {
             projectId: who.projectId,
             tenantId: who.tenantId,
@@ -91,10 +89,26 @@ export function startVoiceCall(
       return { text: result.reply.text, sessionId: result.sessionId };
     },
   };
+}
+
+/**
+ * A call in `pipeline` mode over any audio socket (the provider's media stream, the voice gateway):
+ * each utterance is one runTurn, the reply spoken back through `output`. `finish` stops the call
+ * and appends its voice metrics to its session (once: the event id derives from the call id).
+ */
+export function startVoiceCall(
+  deps: VoiceCallDeps,
+  who: VoiceCallIdentity,
+  output: CallOutput,
+  log: FastifyBaseLogger,
+): { call: PipelineCall; finish(): Promise<void> } {
+  const startedAt = new Date();
+  const agent = voiceTurnAgent(deps.runtime, who);
   const call = createPipelineCall({
     stt: deps.stt,
     tts: deps.tts,
     agent,
+    latencyTargetMs: deps.settings.latencyTargetMs,
     output,
     ...(deps.endpointing === undefined ? {} : { endpointing: deps.endpointing }),
     onError: (err) => log.warn({ err, callId: who.callId }, 'voice turn failed'),
