@@ -69,8 +69,12 @@ export interface EventStore {
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Catch-up, then live, in log order; never skips an event that commits late. */
   subscribeAll(options?: SubscribeAllOptions): AsyncIterable<RecordedEvent>;
-  /** The last event of the log (or null when it is empty). */
-  head(): Promise<LogHead | null>;
+  /**
+   * The last event of the log readers can see (or null when there is none). With `committed`, the
+   * last event committed, even one readers cannot see yet: in PostgreSQL an append becomes readable
+   * once no older transaction of the cluster is open (docs/log.md); EventStoreDB shows every commit.
+   */
+  head(options?: { committed?: boolean }): Promise<LogHead | null>;
   /** How many events lie after `after` (of these types), counting at most `cap`. */
   countAfter(
     after: Position | undefined,

@@ -1,7 +1,15 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { DEFAULT_STREAM_NAME, openReplayPublisher, type ReplayPublisher } from '@parley/downstream';
-import { parsePosition, type RecordedEvent, START } from '@parley/eventstore';
+import {
+  comparePositions,
+  type EventStore,
+  formatPosition,
+  type LogHead,
+  parsePosition,
+  type RecordedEvent,
+  START,
+} from '@parley/eventstore';
 import { createProgress } from '../progress.js';
 import { matchesReplayFilter, type ReplayFilter, toJsonLine } from '../replay/filter.js';
 import { openSystem, UsageError } from '../system.js';
@@ -98,13 +106,20 @@ export async function replayCommand(ctx: CliContext, options: ReplayOptions): Pr
       }
     } else {
       let position = after;
+      // Everything committed before the replay began is written, also what readers cannot see yet
+      // while an older transaction of the cluster is open (docs/log.md): the replay waits for it.
+      const settling = settlingOf(system.store, await system.store.head({ committed: true }), ctx);
       for (;;) {
         const batch = await system.store.readAll({
           after: position,
           maxCount: options.batchSize,
           eventTypes: types,
         });
-        if (batch.length === 0 || broken || interrupted) break;
+        if (broken || interrupted) break;
+        if (batch.length === 0) {
+          if (await settling.waited()) continue;
+          break;
+        }
         for (const event of batch) {
           if (interrupted) break;
           await emit(event);
@@ -135,4 +150,35 @@ export async function replayCommand(ctx: CliContext, options: ReplayOptions): Pr
     await system.close();
   }
   if (options.out) ctx.err.write(`wrote ${written} events to ${options.out}\n`);
+}
+
+/** How long a replay waits for committed events to become readable before it stops without them. */
+const SETTLE_WAIT_MS = 60_000;
+
+/**
+ * `waited()`: true after a short wait when events committed before the replay began are not readable
+ * yet (read again); false when they all are, or after SETTLE_WAIT_MS (then a warning says so).
+ */
+function settlingOf(
+  store: EventStore,
+  target: LogHead | null,
+  ctx: CliContext,
+): { waited(): Promise<boolean> } {
+  const deadline = Date.now() + SETTLE_WAIT_MS;
+  return {
+    async waited() {
+      if (target === null) return false;
+      const visible = await store.head();
+      if (visible !== null && comparePositions(visible.position, target.position) >= 0) return false;
+      if (Date.now() > deadline) {
+        ctx.err.write(
+          `warning: events up to ${formatPosition(target.position)} were committed but are ` +
+            'not readable yet (a long transaction is open on the database cluster); the replay stops before them\n',
+        );
+        return false;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+      return true;
+    },
+  };
 }

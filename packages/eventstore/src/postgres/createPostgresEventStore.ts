@@ -196,9 +196,9 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
       return subscribeAll({ readBatch, wakeups, pollIntervalMs, closing: closing.signal }, options);
     },
 
-    async head() {
+    async head(options) {
       await ready();
-      return readHead(pool);
+      return readHead(pool, options);
     },
 
     async countAfter(after, eventTypes, cap) {

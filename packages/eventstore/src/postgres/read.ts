@@ -80,10 +80,14 @@ export async function readFirstRows(db: Queryable, streams: readonly string[]): 
 }
 
 /** The last event a reader can read now (the settled end of the log). */
-export async function readHead(db: Queryable): Promise<LogHead | null> {
+/** The newest event readers can see; with `committed`, the newest committed one (perhaps not yet settled). */
+export async function readHead(
+  db: Queryable,
+  options: { committed?: boolean } = {},
+): Promise<LogHead | null> {
   const { rows } = await db.query<{ position: string; transaction_id: string; recorded_at: Date }>(
     `select e.position::text as position, e.transaction_id::text as transaction_id, e.recorded_at
-     from events e where ${SETTLED}
+     from events e where ${options.committed === true ? 'true' : SETTLED}
      order by e.transaction_id desc, e.position desc limit 1`,
   );
   const row = rows[0];
