@@ -123,12 +123,15 @@ export interface LoadedRows {
 
 export interface TableChanges {
   readonly table: CompiledTable;
-  /** Complete rows, key columns taken from the key. */
+  /**
+   * Complete rows (key columns taken from the key) the load did not find: a plain insert will do
+   * (a rebuild's usual rows).
+   */
+  readonly inserts: Row[];
+  /** Complete rows the load found, changed. */
   readonly upserts: Row[];
   /** Keys of rows to delete. */
   readonly deletes: Row[];
-  /** Every upsert is a row the load did not find (a rebuild's usual batch): a plain insert will do. */
-  allNew: boolean;
   /** Per rollup of the table (same order): the changed groups, each with its count delta (never 0). */
   readonly rollupDeltas: RollupDelta[][];
 }
@@ -218,7 +221,7 @@ export function foldBatch(
         countGroups(projection.name, rollup, deltas[r] as Map<string, RollupDelta>, row, sign, event);
       });
     };
-    const changes: TableChanges = { table, upserts: [], deletes: [], allNew: true, rollupDeltas: [] };
+    const changes: TableChanges = { table, inserts: [], upserts: [], deletes: [], rollupDeltas: [] };
     for (const slot of slots.values()) {
       if (slot.row === undefined) {
         if (slot.initial !== undefined) {
@@ -230,11 +233,10 @@ export function foldBatch(
       const out = completeRow(projection.name, table, slot);
       // A new row is always written; only an existing one is compared (a rebuild's rows are new).
       if (slot.initial === undefined) {
-        changes.upserts.push(out);
+        changes.inserts.push(out);
         count(out, 1, slot.lastEvent);
       } else if (encodeRow(table, out) !== slot.initial) {
         changes.upserts.push(out);
-        changes.allNew = false;
         count(slot.loaded, -1, slot.lastEvent);
         count(out, 1, slot.lastEvent);
       }
@@ -245,6 +247,18 @@ export function foldBatch(
   });
 }
 
+const keyColumnFlags = new WeakMap<CompiledTable, readonly boolean[]>();
+
+/** Per column of the table: whether it is a primary-key column. */
+function keyColumns(table: CompiledTable): readonly boolean[] {
+  let flags = keyColumnFlags.get(table);
+  if (!flags) {
+    flags = table.columns.map((c) => table.primaryKey.includes(c.name));
+    keyColumnFlags.set(table, flags);
+  }
+  return flags;
+}
+
 function completeRow(projection: string, table: CompiledTable, slot: Slot): Row {
   const row = slot.row ?? {};
   if (typeof row !== 'object') {
@@ -252,8 +266,10 @@ function completeRow(projection: string, table: CompiledTable, slot: Slot): Row 
     throw new ProjectionHandlerError(projection, table.logical, 'row', slot.lastEvent, err);
   }
   const out: Row = {};
-  for (const column of table.columns) {
-    const value = table.primaryKey.includes(column.name) ? slot.key[column.name] : row[column.name];
+  const inKey = keyColumns(table);
+  for (let c = 0; c < table.columns.length; c++) {
+    const column = table.columns[c] as CompiledTable['columns'][number];
+    const value = inKey[c] ? slot.key[column.name] : row[column.name];
     if (value === undefined || value === null) {
       if (!column.nullable) {
         const err = new TypeError(`column ${column.name} is ${String(value)} but not nullable`);

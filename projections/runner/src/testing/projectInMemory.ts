@@ -37,7 +37,7 @@ export function projectInMemory(
     const rows = tables.get(change.table.logical) ?? new Map<string, Row>();
     tables.set(change.table.logical, rows);
     for (const key of change.deletes) rows.delete(keyString(change.table, key));
-    for (const row of change.upserts) rows.set(keyString(change.table, row), row);
+    for (const row of [...change.inserts, ...change.upserts]) rows.set(keyString(change.table, row), row);
   }
   return { checkpoint: plan.checkpoint, tables };
 }
