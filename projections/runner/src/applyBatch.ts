@@ -11,6 +11,7 @@ import {
 } from './defineProjection.js';
 import { CheckpointConflictError, isDataError, ProjectionHandlerError } from './errors.js';
 import {
+  type BatchPlan,
   foldBatch,
   keyString,
   type LoadedRow,
@@ -21,6 +22,7 @@ import {
   type TableChanges,
   toJson,
 } from './fold.js';
+import type { WrittenKeys } from './writtenKeys.js';
 
 export interface ApplyTarget {
   readonly generation: number;
@@ -28,6 +30,11 @@ export interface ApplyTarget {
   readonly status: 'live' | 'building';
   /** The checkpoint this batch was read after. */
   readonly checkpoint: Position;
+  /**
+   * Only for a generation whose every row the caller wrote (a rebuild that started it empty and
+   * holds its writer lock): the keys written so far. Text keys it has never seen are not loaded.
+   */
+  readonly written?: WrittenKeys;
 }
 
 export interface ApplyResult {
@@ -50,8 +57,13 @@ export async function applyBatch(
   projection: Projection,
   target: ApplyTarget,
   events: readonly RecordedEvent[],
+  /** planBatch of these events, made ahead (a rebuild plans the next batch while this one writes). */
+  planned?: BatchPlan,
 ): Promise<ApplyResult> {
-  const plan = planBatch(projection, events, target.checkpoint);
+  const plan =
+    planned && comparePositions(planned.after, target.checkpoint) === 0
+      ? planned
+      : planBatch(projection, events, target.checkpoint);
   const unchanged = { checkpoint: target.checkpoint, applied: 0, upserted: 0, deleted: 0 };
   if (comparePositions(plan.checkpoint, target.checkpoint) === 0) return unchanged;
 
@@ -82,7 +94,8 @@ export async function applyBatch(
 
   const loaded: LoadedRows[] = [];
   for (const planned of plan.tables) {
-    loaded.push(await guard(projection, planned.table, () => loadRows(client, planned, target.generation)));
+    const load = () => loadRows(client, planned, target.generation, target.written);
+    loaded.push(await guard(projection, planned.table, load));
   }
   const changes = foldBatch(projection, plan, loaded);
   let upserted = 0;
@@ -92,7 +105,22 @@ export async function applyBatch(
     upserted += change.inserts.length + change.upserts.length;
     deleted += change.deletes.length;
   }
+  if (target.written) rememberKeys(target.written, plan, loaded);
   return { checkpoint: plan.checkpoint, applied: plan.events.length, upserted, deleted };
+}
+
+/**
+ * Every key a batch touched may now have a row (a superset of the rows written costs only lookups),
+ * in its canonical form: a later batch may spell the same text key as a string where this one had
+ * a number.
+ */
+function rememberKeys(written: WrittenKeys, plan: BatchPlan, loaded: readonly LoadedRows[]): void {
+  plan.tables.forEach((planned, t) => {
+    if (!textKey(planned.table)) return;
+    const filter = written.of(planned.table.logical);
+    const canonical = loaded[t]?.canonical;
+    for (const key of planned.keys.keys()) filter.add(canonical?.get(key) ?? key);
+  });
 }
 
 async function guard<T>(projection: Projection, table: CompiledTable, fn: () => Promise<T>): Promise<T> {
@@ -118,6 +146,9 @@ const recordsetColumns = (table: StoredTable, names: readonly string[]): string 
 const textKey = (table: CompiledTable): boolean =>
   table.primaryKey.every((c) => table.columns.find((col) => col.name === c)?.type === 'text');
 
+/** Text key columns and string values: each handler key string is the row's canonical key. */
+const exactKeys = (planned: PlannedTable): boolean => planned.allStrings && textKey(planned.table);
+
 /**
  * One query for every key of the batch: each handler key comes back with its
  * canonical form (as PostgreSQL parsed it: 'ABC…' and 'abc…' are the same
@@ -125,16 +156,23 @@ const textKey = (table: CompiledTable): boolean =>
  * key only existing rows come back (an inner join): in a rebuild most keys are
  * new, and a row of nulls per key was most of the load's cost.
  */
-async function loadRows(client: PoolClient, planned: PlannedTable, generation: number): Promise<LoadedRows> {
+async function loadRows(
+  client: PoolClient,
+  planned: PlannedTable,
+  generation: number,
+  written: WrittenKeys | undefined,
+): Promise<LoadedRows> {
   const { table } = planned;
   const canonical = new Map<string, string>();
   const rows = new Map<string, LoadedRow>();
-  if (planned.keys.size === 0) return { canonical, rows };
-  const handlerKeys = [...planned.keys.keys()];
-  const input = [...planned.keys.values()].map((key, i) => ({ ...key, __k: i }));
+  const exact = exactKeys(planned);
+  const filter = exact ? written?.of(table.logical) : undefined;
+  const handlerKeys = filter
+    ? [...planned.keys.keys()].filter((k) => filter.mayHave(k))
+    : [...planned.keys.keys()];
+  if (handlerKeys.length === 0) return { canonical, rows };
+  const input = handlerKeys.map((k, i) => ({ ...planned.keys.get(k), __k: i }));
   const pk = table.primaryKey;
-  const exact =
-    textKey(table) && [...planned.keys.values()].every((key) => pk.every((c) => typeof key[c] === 'string'));
   const join = exact ? 'join' : 'left join';
   const sql = `select k.__k, ${pk.map((c, i) => `k.${q(c)} as __p${i}`).join(', ')},
       ${table.columns.map((c) => `t.${q(c.name)}`).join(', ')}

@@ -46,9 +46,13 @@ export interface PlannedTable {
   readonly keys: Map<string, Row>;
   /** Per planned event (same index as BatchPlan.events): the key strings it touches. */
   readonly perEvent: (readonly string[])[];
+  /** Every key value is a string: with a text primary key, each handler key is its canonical form. */
+  allStrings: boolean;
 }
 
 export interface BatchPlan {
+  /** The checkpoint the batch was planned after. */
+  readonly after: Position;
   /** The events to fold, in log order: after the checkpoint, of the projection's types. */
   readonly events: readonly RecordedEvent[];
   /** Where the checkpoint moves: the last event read, even one of a type the projection ignores. */
@@ -61,23 +65,39 @@ export function planBatch(
   batch: readonly RecordedEvent[],
   after: Position,
 ): BatchPlan {
+  const planner = batchPlanner(projection, after);
+  planner.add(batch, 0, batch.length);
+  return planner.plan;
+}
+
+/**
+ * planBatch in steps (`add` a slice of the batch at a time, in order), for a caller that plans
+ * between other work: a rebuild plans the next batch in slices while this one's writes run.
+ */
+export function batchPlanner(
+  projection: Projection,
+  after: Position,
+): { readonly plan: BatchPlan; add(batch: readonly RecordedEvent[], from: number, to: number): void } {
   const types = projection.eventTypes ? new Set(projection.eventTypes) : undefined;
   const tables: PlannedTable[] = projection.compiled.map((table) => ({
     table,
     keys: new Map(),
     perEvent: [],
+    allStrings: true,
   }));
-  const events: RecordedEvent[] = [];
-  let checkpoint = after;
-  for (const event of batch) {
-    // At or before the checkpoint means already applied: a replay never applies twice.
-    if (comparePositions(event.position, checkpoint) <= 0) continue;
-    checkpoint = event.position;
-    if (types && !types.has(event.type)) continue;
-    events.push(event);
-    for (const planned of tables) planned.perEvent.push(keysOf(projection.name, planned, event));
-  }
-  return { events, checkpoint, tables };
+  const plan = { after, events: [] as RecordedEvent[], checkpoint: after, tables };
+  const add = (batch: readonly RecordedEvent[], from: number, to: number): void => {
+    for (let i = from; i < to; i++) {
+      const event = batch[i] as RecordedEvent;
+      // At or before the checkpoint means already applied: a replay never applies twice.
+      if (comparePositions(event.position, plan.checkpoint) <= 0) continue;
+      plan.checkpoint = event.position;
+      if (types && !types.has(event.type)) continue;
+      plan.events.push(event);
+      for (const planned of tables) planned.perEvent.push(keysOf(projection.name, planned, event));
+    }
+  };
+  return { plan, add };
 }
 
 function keysOf(projection: string, planned: PlannedTable, event: RecordedEvent): string[] {
@@ -98,6 +118,7 @@ function keysOf(projection: string, planned: PlannedTable, event: RecordedEvent)
         const err = new TypeError(`key column ${column} is ${String(value)}`);
         throw new ProjectionHandlerError(projection, table.logical, 'keys', event, err);
       }
+      if (typeof value !== 'string') planned.allStrings = false;
       picked[column] = value;
     }
     const s = keyString(table, picked);

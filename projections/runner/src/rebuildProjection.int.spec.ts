@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProjectionRunnerOptions } from './createProjectionRunner.js';
+import { defineProjection } from './defineProjection.js';
 import { ensureProjection } from './ensureProjection.js';
 import { ProjectionBusyError } from './errors.js';
 import { projectionStatus } from './projectionStatus.js';
@@ -16,8 +17,9 @@ import {
   testRunner,
   unique,
   viewRows,
+  wholeLog,
 } from './spec/harness.js';
-import { tallyProjection } from './spec/tallyProjection.js';
+import { TALLY_TYPES, tallyProjection } from './spec/tallyProjection.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -206,5 +208,45 @@ describe('rebuildProjection', () => {
     expect(await viewRows(h.db.pool, table, 'stream')).toEqual(
       await expectedRows(h.store, projection, table),
     );
+  });
+
+  it('stops at an event whose keys throw, after applying every batch before it', async () => {
+    const { table, projection: tally } = fresh();
+    const compiled = tally.compiled[0]!;
+    // Keys are taken while the batch before is being written (planned ahead): the failure must
+    // still come at its own batch, with the batches before it applied.
+    const projection = defineProjection({
+      name: tally.name,
+      version: 1,
+      eventTypes: TALLY_TYPES,
+      tables: tally.tables,
+      handlers: {
+        [table]: {
+          keys: (e): { stream: string }[] => {
+            if (e.data.poison === tally.name) throw new Error('poisoned keys');
+            return compiled.handlers.keys(e) as { stream: string }[];
+          },
+          evolve: compiled.handlers.evolve as never,
+        },
+      },
+    });
+    await ensureProjection(h.db.pool, projection);
+    const stream = `s-${unique()}`;
+    for (let i = 0; i < 12; i++) await h.store.append(stream, [event('Added', { amount: i })]);
+    const poison = event('Added', { amount: 1, poison: tally.name });
+    await h.store.append(stream, [poison, event('Added', { amount: 1 })]);
+    await h.settled();
+    await expect(
+      rebuildProjection({ pool: h.db.pool, store: h.store, projection, batchSize: 5 }),
+    ).rejects.toThrow(/poisoned keys/);
+    const [status] = await projectionStatus(h.db.pool, h.store, [projection]);
+    const building = status?.generations.find((g) => g.status === 'building');
+    expect(building?.failure).toMatchObject({ eventId: poison.eventId, eventType: 'Added' });
+    // Batches of 5 of the log's tally events: all before the poison's batch were applied.
+    const tallies = (await wholeLog(h.store)).filter((e) =>
+      (TALLY_TYPES as readonly string[]).includes(e.type),
+    );
+    const at = tallies.findIndex((e) => e.eventId === poison.eventId);
+    expect(building?.eventsProcessed).toBe(at - (at % 5));
   });
 });

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { EventStore, Position, RecordedEvent } from '@parley/eventstore';
 import { type Logger, type Pool, type PoolClient, silentLogger } from '@parley/platform';
 import { applyBatch } from './applyBatch.js';
@@ -5,6 +6,7 @@ import { createIndexesSql } from './ddl.js';
 import type { Projection } from './defineProjection.js';
 import { ensureProjection } from './ensureProjection.js';
 import { ProjectionBusyError, ProjectionHandlerError } from './errors.js';
+import { type BatchPlan, batchPlanner } from './fold.js';
 import { dropRetiredTables, prepareGeneration, swapGeneration } from './generations.js';
 import { inTransaction } from './inTransaction.js';
 import { DEFAULT_LAG_CAP } from './projectionStatus.js';
@@ -16,6 +18,16 @@ import {
   tryAdvisoryLock,
   writerLockKey,
 } from './registry.js';
+import { WrittenKeys } from './writtenKeys.js';
+
+/** Events planned between two looks at the connection's replies (see read). */
+const PLAN_SLICE = 500;
+
+interface ReadBatch {
+  readonly events: readonly RecordedEvent[];
+  /** Undefined when planning threw: applyBatch plans again and throws at the right time. */
+  readonly plan: BatchPlan | undefined;
+}
 
 export interface RebuildProgress {
   readonly name: string;
@@ -147,26 +159,48 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
       emit(phase, performance.now());
     };
 
-    const apply = async (events: readonly RecordedEvent[]) => {
+    // A generation this run started holds only rows this run writes: keys it never wrote are not loaded.
+    const written = target.resumed ? undefined : new WrittenKeys();
+    const apply = async ({ events, plan }: ReadBatch) => {
       const status = 'building' as const;
       const result = await applyBatch(
         client,
         projection,
-        { generation, status, checkpoint: target.checkpoint },
+        { generation, status, checkpoint: target.checkpoint, ...(written && { written }) },
         events,
+        plan,
       );
       target.checkpoint = result.checkpoint;
       target.eventsProcessed += result.applied;
       replayed += result.applied;
     };
-    const read = (after: Position) => store.readAll({ after, maxCount: batchSize, ...readTypes });
+    /**
+     * A batch, planned (parsed, validated, keyed) as soon as it arrives, in slices: while the batch
+     * before it is being written, when this process would otherwise wait for PostgreSQL, without
+     * holding up that batch's next statement for a whole batch's planning.
+     */
+    const read = async (after: Position): Promise<ReadBatch> => {
+      const events = await store.readAll({ after, maxCount: batchSize, ...readTypes });
+      const planner = batchPlanner(projection, after);
+      try {
+        for (let from = 0; from < events.length; from += PLAN_SLICE) {
+          if (from > 0) await setImmediate();
+          planner.add(events, from, Math.min(events.length, from + PLAN_SLICE));
+        }
+      } catch {
+        // A poison event: applyBatch plans again and throws, after the batches before it are applied.
+        return { events, plan: undefined };
+      }
+      return { events, plan: planner.plan };
+    };
 
     /** Replays until a batch comes back short (near the head), reading the next batch while applying one. */
     const catchUp = async (phase: RebuildProgress['phase']) => {
       let pending = read(target.checkpoint);
       for (;;) {
         options.signal?.throwIfAborted();
-        const events = await pending;
+        const batch = await pending;
+        const { events } = batch;
         if (events.length === 0) return;
         const full = events.length >= batchSize;
         const last = events.at(-1);
@@ -174,7 +208,7 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
           pending = read(last.position);
           pending.catch(() => {}); // awaited next turn; this only keeps it from counting as unhandled
         }
-        await inTransaction(client, () => apply(events));
+        await inTransaction(client, () => apply(batch));
         report(phase);
         if (!full) return;
       }
@@ -194,9 +228,9 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
         // Once this transaction has written (its first batch), appends that start
         // later stay invisible to readAll until it commits, so this loop ends.
         for (;;) {
-          const events = await read(target.checkpoint);
-          if (events.length === 0) break;
-          await apply(events);
+          const batch = await read(target.checkpoint);
+          if (batch.events.length === 0) break;
+          await apply(batch);
         }
         return swapGeneration(client, projection, generation);
       });
