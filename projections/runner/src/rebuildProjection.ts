@@ -2,12 +2,11 @@ import { setImmediate } from 'node:timers/promises';
 import type { EventStore, Position, RecordedEvent } from '@parley/eventstore';
 import { type Logger, type Pool, type PoolClient, silentLogger } from '@parley/platform';
 import { applyBatch } from './applyBatch.js';
-import { createIndexesSql } from './ddl.js';
 import type { Projection } from './defineProjection.js';
 import { ensureProjection } from './ensureProjection.js';
 import { ProjectionBusyError, ProjectionHandlerError } from './errors.js';
 import { type BatchPlan, batchPlanner } from './fold.js';
-import { dropRetiredTables, prepareGeneration, swapGeneration } from './generations.js';
+import { buildIndexes, dropRetiredTables, prepareGeneration, swapGeneration } from './generations.js';
 import { inTransaction } from './inTransaction.js';
 import { DEFAULT_LAG_CAP } from './projectionStatus.js';
 import {
@@ -218,9 +217,7 @@ export async function rebuildProjection(options: RebuildOptions): Promise<Rebuil
       await reportPhase('replaying');
       await catchUp('replaying');
       await reportPhase('indexing');
-      for (const table of projection.storage) {
-        for (const sql of createIndexesSql(table, generation)) await client.query(sql);
-      }
+      await buildIndexes(pool, client, projection, generation);
       await catchUp('indexing');
       await reportPhase('swapping');
       return inTransaction(client, async () => {
