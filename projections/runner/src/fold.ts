@@ -213,11 +213,15 @@ export function foldBatch(
     const current = loaded[t];
     const slots = new Map<string, Slot>();
     plan.events.forEach((event, e) => {
-      const seen = new Set<string>();
-      for (const handlerKey of planned.perEvent[e] ?? []) {
+      const handlerKeys = planned.perEvent[e] ?? [];
+      // Most events touch one row; a Set only for those that touch several.
+      const seen = handlerKeys.length > 1 ? new Set<string>() : undefined;
+      for (const handlerKey of handlerKeys) {
         const canonical = current?.canonical.get(handlerKey) ?? handlerKey;
-        if (seen.has(canonical)) continue;
-        seen.add(canonical);
+        if (seen) {
+          if (seen.has(canonical)) continue;
+          seen.add(canonical);
+        }
         let slot = slots.get(canonical);
         if (!slot) {
           const found = current?.rows.get(canonical);
