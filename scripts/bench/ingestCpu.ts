@@ -41,7 +41,9 @@ async function readBackends(pool: Pool, backends: Map<number, Backend>, started:
       const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       ms = (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-    } catch {
+    } catch (err) {
+      // A backend that ended since pg_stat_activity was read keeps its last reading.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && backends.size > 0) continue;
       return false;
     }
     const known = backends.get(pid);

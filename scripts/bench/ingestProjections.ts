@@ -26,9 +26,10 @@ if (!connectionString || !process.send) throw new Error('started by scripts/benc
 export type ChildMessage = AppliedMessage | { kind: 'ready' } | { kind: 'cpu'; ms: number };
 const send = (message: ChildMessage) => process.send?.(message);
 
+// The worker's default DATABASE_POOL_MAX (packages/platform/src/config.ts).
 const pool = createPool({
   connectionString,
-  max: 4,
+  max: 10,
   applicationName: PROJECTIONS_APPLICATION,
 });
 const store = createPostgresEventStore({ pool, connectionString, upcast });
