@@ -7,7 +7,7 @@
  * BENCH_SECONDS, BENCH_REBUILD_EVENTS, BENCH_BATCH, the BENCH_QUERY_*, BENCH_LEDGER_EVENTS,
  * BENCH_API_*, BENCH_INGEST_*, BENCH_CHAT_*, BENCH_CHANNELS_*, BENCH_HTTP_ASYNC_* ones (_SECONDS, _CLIENTS,
  * _RATE, _TEAM, _POLL_SECONDS, _DOWN_SECONDS, _SCHEDULE), BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (one section or a comma-separated list: `append` (BENCH_APPEND_WRITERS, default 1,8,32), `peer-read` (BENCH_PEER_READ_EVENTS), `rebuild-sessions` (BENCH_REBUILD_SESSION_EVENTS, BENCH_REBUILD_INGEST_RATE),
- * `rebuild`, `lag`, `queries`, `rebuild-ledger`, `ledger-stats` (only when named; BENCH_LEDGER_STATS_RUNS), `api`, `ingest`, `chat`, `tool-turn` (BENCH_TOOL_TURNS), `traces-export`, `channels`,
+ * `rebuild`, `lag`, `queries`, `rebuild-ledger`, `ledger-stats` (only when named; BENCH_LEDGER_STATS_RUNS), `api`, `ingest` (BENCH_INGEST_PROJECTIONS=process|inline, BENCH_INGEST_PROJECTION_BATCH: see ./ingestRunner.ts), `chat`, `tool-turn` (BENCH_TOOL_TURNS), `traces-export`, `channels`,
  * `http-async`, `nats`, `voice` (both voice sections), `voice-pipeline` (BENCH_VOICE_UTTERANCES, BENCH_VOICE_PER_CALL, BENCH_VOICE_LATENCY_TARGET_MS) or `voice-realtime` (BENCH_VOICE_REALTIME_UTTERANCES, BENCH_VOICE_REALTIME_MODEL_MS); the NATS relay's section uses NATS_URL, default nats://127.0.0.1:4222, and
  * BENCH_NATS_EVENTS, BENCH_NATS_SECONDS). Results go to stdout as Markdown, progress to stderr.
  */
@@ -24,7 +24,8 @@ import { benchChannels } from './channels.js';
 import { benchChat } from './chat.js';
 import { openBenchDatabase } from './database.js';
 import { benchHttpAsync } from './httpAsync.js';
-import { benchIngest } from './ingest.js';
+import { benchIngest, type IngestBenchResult } from './ingest.js';
+import type { ProjectionsMode } from './ingestRunner.js';
 import { benchLag } from './lag.js';
 import { benchLedgerStats } from './ledgerStats.js';
 import { benchNats } from './nats.js';
@@ -330,6 +331,19 @@ async function apiSection(): Promise<string[]> {
   }
 }
 
+function cpuPerFact(t: IngestBenchResult['throughput']): string {
+  const facts = t.factsPerSecond * t.seconds;
+  const us = (ms: number | null) => (ms === null ? '–' : ((ms * 1000) / facts).toFixed(1));
+  return [t.cpu.benchMs, t.cpu.projectionsMs, t.cpu.postgresMs, t.cpu.postgresProjectionsMs]
+    .map(us)
+    .join(' / ');
+}
+
+function projectionsMode(value: string): ProjectionsMode {
+  if (value === 'process' || value === 'inline') return value;
+  throw new Error('BENCH_INGEST_PROJECTIONS must be process or inline');
+}
+
 async function ingestSection(): Promise<string[]> {
   const db = await openBenchDatabase(16);
   try {
@@ -340,6 +354,9 @@ async function ingestSection(): Promise<string[]> {
       lagSeconds: num('BENCH_INGEST_LAG_SECONDS', 300),
       lagBatch: num('BENCH_INGEST_LAG_BATCH', 125),
       lagIntervalMs: num('BENCH_INGEST_LAG_INTERVAL_MS', 100),
+      projections: projectionsMode(process.env.BENCH_INGEST_PROJECTIONS ?? 'process'),
+      // The worker's default PROJECTION_BATCH_SIZE (packages/platform/src/config.ts).
+      projectionBatch: num('BENCH_INGEST_PROJECTION_BATCH', 2_000),
     };
     const r = await benchIngest(db.pool, db.url, shape, log);
     const ms = (n: number) => `${n.toFixed(1)} ms`;
@@ -348,11 +365,11 @@ async function ingestSection(): Promise<string[]> {
     return [
       '### Ingest: POST /api/v1/ingest end to end, and the head-to-read lag of session-summaries',
       '',
-      "Over HTTP on 127.0.0.1 (fetch), the app as apps/api/src/server.ts composes the route, a real `ingest.write` key; the worker's projection runner applies session-summaries and llm-ledger meanwhile. A session is 14 facts (start, 4 user messages, 4 LLM calls, 4 replies, end). Lag: from a response to the first applied batch covering the log head read right after it (llm-ledger: the last LLM call at or before it).",
+      `Over HTTP on 127.0.0.1 (fetch), the app as apps/api/src/server.ts composes the route, a real \`ingest.write\` key; the worker's projection runner applies session-summaries and llm-ledger meanwhile (${shape.projections === 'process' ? 'in a process of its own, as the worker runs it' : "in the bench's own process"}, batches of ${fmt(shape.projectionBatch)}). A session is 14 facts (start, 4 user messages, 4 LLM calls, 4 replies, end). Lag: from a response to the first applied batch covering the log head read right after it (llm-ledger: the last LLM call at or before it).`,
       '',
-      '| phase | clients | items per request | requests | facts/s | request p50 | request p99 |',
-      '|---|---|---|---|---|---|---|',
-      `| as fast as answered | ${t.clients} | ${t.batch} | ${fmt(t.requests)} | ${fmt(t.factsPerSecond)} | ${ms(t.request.p50)} | ${ms(t.request.p99)} |`,
+      '| phase | clients | items per request | requests | facts/s | request p50 | request p99 | projections caught up after | CPU µs per fact: bench process / projections process / PostgreSQL for the API / for the projections |',
+      '|---|---|---|---|---|---|---|---|---|',
+      `| as fast as answered | ${t.clients} | ${t.batch} | ${fmt(t.requests)} | ${fmt(t.factsPerSecond)} | ${ms(t.request.p50)} | ${ms(t.request.p99)} | ${t.catchUpSeconds.toFixed(1)} s | ${cpuPerFact(t)} |`,
       '',
       '| steady ingest | seconds | facts/s | batches | projection | lag p50 | lag p99 | lag max | target p99 |',
       '|---|---|---|---|---|---|---|---|---|',

@@ -15,8 +15,10 @@ import { createInProcessRateLimiter } from '@parley/http';
 import { ingest } from '@parley/ingest';
 import { migrate, type Pool, silentLogger } from '@parley/platform';
 import { llmLedgerProjection } from '@parley/projection-llm-ledger';
-import { createProjectionRunner, projectionRunnerMigrations } from '@parley/projection-runner';
+import { projectionRunnerMigrations } from '@parley/projection-runner';
 import { sessionSummariesProjection } from '@parley/projection-session-summaries';
+import { type CpuUse, startCpuMeter } from './ingestCpu.js';
+import { type ProjectionsMode, startIngestProjections } from './ingestRunner.js';
 import { type Latency, latencyOf } from './stats.js';
 
 export interface IngestBenchResult {
@@ -27,6 +29,10 @@ export interface IngestBenchResult {
     requests: number;
     factsPerSecond: number;
     request: Latency;
+    /** CPU time of the phase and the projections' catch-up after it, per component (see ./ingestCpu.ts). */
+    cpu: CpuUse;
+    /** Seconds after the phase until both projections had applied everything. */
+    catchUpSeconds: number;
   };
   lag: {
     clients: number;
@@ -131,6 +137,8 @@ export async function benchIngest(
     lagSeconds: number;
     lagBatch: number;
     lagIntervalMs: number;
+    projections: ProjectionsMode;
+    projectionBatch: number;
   },
   progress: (line: string) => void,
 ): Promise<IngestBenchResult> {
@@ -148,22 +156,17 @@ export async function benchIngest(
   const lags = new Map<string, number[]>([...pending.keys()].map((k) => [k, []]));
   const waiting = () => [...pending.values()].reduce((n, list) => n + list.length, 0);
   let measuring = false;
-  const runner = createProjectionRunner({
-    pool,
-    store,
-    projections: [sessionSummariesProjection, llmLedgerProjection],
-    onBatchApplied: ({ projection, checkpoint }) => {
-      const now = performance.now();
-      const list = pending.get(projection) ?? [];
-      for (let i = list.length - 1; i >= 0; i--) {
-        const p = list[i] as { position: Position; at: number };
-        if (comparePositions(p.position, checkpoint) <= 0) {
-          if (measuring) lags.get(projection)?.push(now - p.at);
-          list.splice(i, 1);
-        }
+  const onApplied = (projection: string, checkpoint: Position) => {
+    const now = performance.now();
+    const list = pending.get(projection) ?? [];
+    for (let i = list.length - 1; i >= 0; i--) {
+      const p = list[i] as { position: Position; at: number };
+      if (comparePositions(p.position, checkpoint) <= 0) {
+        if (measuring) lags.get(projection)?.push(now - p.at);
+        list.splice(i, 1);
       }
-    },
-  });
+    }
+  };
   // The last LLM call a reader can read now: llm-ledger's checkpoint never passes other types.
   const lastLlmCall = async (): Promise<Position | null> => {
     const { rows } = await pool.query<{ t: string; p: string }>(
@@ -203,11 +206,16 @@ export async function benchIngest(
     if (res.status !== 200 || body.data?.accepted !== items.length)
       throw new Error(`ingest answered ${res.status}: ${JSON.stringify(body).slice(0, 500)}`);
   };
-  await runner.start();
+  const runner = await startIngestProjections(
+    options.projections,
+    { pool, store, connectionString, batchSize: options.projectionBatch },
+    onApplied,
+  );
   try {
     progress(`  ingest: ${options.clients} clients x ${options.batch} items, ${options.seconds} s…`);
     const requestTimes: number[] = [];
     let facts = 0;
+    const meter = await startCpuMeter(pool, runner.cpuMs);
     let started = performance.now();
     let deadline = started + options.seconds * 1000;
     await Promise.all(
@@ -222,6 +230,15 @@ export async function benchIngest(
       }),
     );
     const throughputSeconds = (performance.now() - started) / 1000;
+    await meter.phaseEnded();
+    progress(`  ingest: ${Math.round(facts / throughputSeconds)} facts/s; letting the projections catch up…`);
+    const caughtUp = performance.now();
+    const settle = caughtUp + 120_000;
+    await expect(caughtUp);
+    while (waiting() > 0 && performance.now() < settle) await new Promise((r) => setTimeout(r, 50));
+    for (const list of pending.values()) list.length = 0;
+    // To the projections' catch-up: what the phase's facts cost the projections and PostgreSQL.
+    const cpu = await meter.finish();
     const throughput = {
       clients: options.clients,
       batch: options.batch,
@@ -229,12 +246,9 @@ export async function benchIngest(
       requests: requestTimes.length,
       factsPerSecond: facts / throughputSeconds,
       request: latencyOf(requestTimes),
+      cpu,
+      catchUpSeconds: (performance.now() - caughtUp) / 1000,
     };
-    progress(`  ingest: ${Math.round(throughput.factsPerSecond)} facts/s; letting the projection catch up…`);
-    const settle = performance.now() + 120_000;
-    await expect(performance.now());
-    while (waiting() > 0 && performance.now() < settle) await new Promise((r) => setTimeout(r, 50));
-    for (const list of pending.values()) list.length = 0;
 
     progress(
       `  ingest lag: ${options.clients} clients x ${options.lagBatch} items every ${options.lagIntervalMs} ms, ${options.lagSeconds} s…`,

@@ -47,6 +47,9 @@ function pathOf(link: PathLink | undefined): TextPath {
  * body cannot overflow the stack.
  */
 export function findUnstorableText(value: unknown): TextPath | undefined {
+  // The usual value has none: a walk that builds no paths says so; only a value with some (or a
+  // very deep one) is walked again to say where.
+  if (isAllStorable(value, 0)) return undefined;
   const stack: Visit[] = [{ value, link: undefined }];
   for (let visit = stack.pop(); visit !== undefined; visit = stack.pop()) {
     const { value: current, link } = visit;
@@ -65,6 +68,23 @@ export function findUnstorableText(value: unknown): TextPath | undefined {
     }
   }
   return undefined;
+}
+
+/** Depth at which isAllStorable gives up (false), leaving the value to the iterative walk. */
+const QUICK_DEPTH = 64;
+
+/** Whether every string of the value (keys included) is storable, as findUnstorableText looks. */
+function isAllStorable(value: unknown, depth: number): boolean {
+  if (typeof value === 'string') return isStorableText(value);
+  if (depth >= QUICK_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) if (!isAllStorable(value[i], depth + 1)) return false;
+  } else if (isPlainObject(value)) {
+    for (const key of Object.keys(value)) {
+      if (!isStorableText(key) || !isAllStorable(value[key], depth + 1)) return false;
+    }
+  }
+  return true;
 }
 
 /**
