@@ -29,8 +29,9 @@ export interface ChannelWorkers {
  *
  * pg-boss waits its polling interval after every fetch, even one that found a job: with one job
  * per fetch that caps a worker at one job per interval. So a worker that found jobs wakes itself
- * (no delay while there is work), and an inbound job that queued a reply wakes the send workers
- * (the reply does not wait for their next poll). Jobs queued by other processes (the API's
+ * (no delay while there is work), and an inbound job that queued a reply wakes one send worker,
+ * in turn (the reply does not wait for the next poll; waking them all made every reply cost a
+ * fetch per send worker, all but one of them empty). Jobs queued by other processes (the API's
  * webhooks) wake the workers through CHANNEL_JOBS_NOTIFY_CHANNEL (notifyChannelJob) (`wake`, see apps/worker);
  * polling remains the fallback.
  */
@@ -51,6 +52,11 @@ export async function workChannelQueues(
   const wakeAll = (ids: readonly string[]) => {
     for (const id of ids) boss.notifyWorker(id);
   };
+  let nextSender = 0;
+  const wakeNextSender = () => {
+    const id = send[nextSender++ % Math.max(1, send.length)];
+    if (id !== undefined) boss.notifyWorker(id);
+  };
   for (let i = 0; i < (options.teamSize ?? 1); i++) {
     // The handler learns its own worker id once work() has answered; the first fetch may come sooner.
     const self = { id: '' };
@@ -65,7 +71,9 @@ export async function workChannelQueues(
           throw err;
         });
       }
-      wakeAll(send);
+      // Its reply's send job (queued with the turn's record) is fetched by one send worker: the
+      // next in turn (a busy one fetches again as soon as it is done).
+      if (jobs.length > 0) wakeNextSender();
       if (jobs.length > 0 && self.id !== '') boss.notifyWorker(self.id);
     });
     inbound.push(self.id);
