@@ -54,7 +54,7 @@ export function composeJobStatement(insertSql: string, statement: JobStatement):
  */
 export async function sendJobInStatement<Row extends object>(
   runner: StatementRunner,
-  boss: PgBoss,
+  boss: Pick<PgBoss, 'send'>,
   job: { queue: string; data: object; options: SendOptions },
   statement: JobStatement,
 ): Promise<Row & { job_ids: string[] }> {
