@@ -157,7 +157,7 @@ async function guardedHttpOf(
   return { ok: true, http: httpOf(deps, connection) };
 }
 
-import { withConversationLock } from './conversationLock.js';
+import { type ConversationLease, withConversationLock } from './conversationLock.js';
 
 export { withConversationLock };
 
@@ -286,8 +286,8 @@ export async function recordChannelTurn(
 }
 
 /**
- * Records a turn that produced a reply and queues the reply's send job in one statement (no
- * transaction to begin and commit): both or neither. Send workers of other worker processes are
+ * Records a turn that produced a reply, queues the reply's send job and releases the
+ * conversation's lock in one statement (no transaction to begin and commit): all or nothing. Send workers of other worker processes are
  * woken with notifyChannelJob's NOTIFY, delivered at commit.
  */
 async function recordChannelReply(
@@ -296,6 +296,7 @@ async function recordChannelReply(
   message: NormalizedMessage,
   result: ChannelTurnResult,
   send: SendJobData,
+  lease: ConversationLease,
 ): Promise<void> {
   await sendJobInStatement(
     pool,
@@ -307,13 +308,15 @@ async function recordChannelReply(
     },
     {
       ctes: `${turnRecordCtes(2)},
-        notified as (select pg_notify($8, $9))`,
+        notified as (select pg_notify($8, $9)),
+        ${lease.releaseCte(10)}`,
       when: 'true',
       select: '(select count(*) from notified)::int as notified',
       values: [
         ...turnRecordValues(send.connectionId, message, result, undefined),
         CHANNEL_JOBS_NOTIFY_CHANNEL,
         CHANNEL_SEND_QUEUE,
+        ...lease.values,
       ],
     },
   ).catch((err: unknown) => {
@@ -322,6 +325,7 @@ async function recordChannelReply(
     }
     throw err;
   });
+  lease.released();
 }
 
 /**
@@ -348,7 +352,7 @@ export async function processInboundJob(
   const adapter = adapterOf(deps.adapters, connection);
   if (adapter === undefined) throw new Error(`no adapter for channel type ${data.channelType}`);
 
-  await withConversationLock(pool, connectionId, message.externalSessionKey, async () => {
+  await withConversationLock(pool, connectionId, message.externalSessionKey, async (lease) => {
     // Read under the lock: whether the message was answered, and the conversation's session.
     const { rows } = await pool.query<{ processed: boolean | null; session_id: string | null }>(
       `select (select processed_at is not null from channel_inbound_messages
@@ -402,7 +406,7 @@ export async function processInboundJob(
         ...(result.reply.actionSet === undefined ? {} : { actionSet: result.reply.actionSet }),
       },
     };
-    await recordChannelReply(pool, boss, message, result, send);
+    await recordChannelReply(pool, boss, message, result, send, lease);
   });
 }
 
