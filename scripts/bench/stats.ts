@@ -71,7 +71,10 @@ export function meterProcess(): { stop(): { statements: number; cpuMs: number } 
       proto.query = original;
       if (texts !== undefined) {
         const rows = [...texts].sort((a, b) => b[1] - a[1]).map(([t, n]) => `${String(n).padStart(7)}  ${t}`);
-        process.stderr.write(`SQL statements by text (${statements}):\n${rows.join('\n')}\n`);
+        const split = process.cpuUsage(cpu);
+        process.stderr.write(
+          `SQL statements by text (${statements}; CPU user ${Math.round(split.user / 1000)} ms, system ${Math.round(split.system / 1000)} ms):\n${rows.join('\n')}\n`,
+        );
       }
       const used = process.cpuUsage(cpu);
       return { statements, cpuMs: (used.user + used.system) / 1000 };
