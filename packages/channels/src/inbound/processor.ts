@@ -23,12 +23,7 @@ import type {
 } from '../types.js';
 import { deliveryEventId, sendJobId } from './ids.js';
 import { sendJobInStatement } from './jobInStatement.js';
-import {
-  CHANNEL_JOBS_NOTIFY_CHANNEL,
-  CHANNEL_SEND_QUEUE,
-  type InboundJobData,
-  type SendJobData,
-} from './jobs.js';
+import { CHANNEL_SEND_QUEUE, type InboundJobData, type SendJobData } from './jobs.js';
 import { recordOutboundMessages } from './receipts.js';
 import { turnRecordCtes, turnRecordValues } from './turnRecord.js';
 
@@ -287,8 +282,11 @@ export async function recordChannelTurn(
 
 /**
  * Records a turn that produced a reply, queues the reply's send job and releases the
- * conversation's lock in one statement (no transaction to begin and commit): all or nothing. Send workers of other worker processes are
- * woken with notifyChannelJob's NOTIFY, delivered at commit.
+ * conversation's lock in one statement (no transaction to begin and commit): all or nothing.
+ * No NOTIFY: the process that ran the turn has send workers and wakes one of them
+ * (workChannelQueues); a NOTIFY woke one more here and one in every other worker process, each
+ * an empty fetch but one, and made every reply's commit take the cluster's notify queue lock.
+ * Should all of this process's send workers be at work, the first done fetches again.
  */
 async function recordChannelReply(
   pool: Pool,
@@ -307,17 +305,10 @@ async function recordChannelReply(
       options: { id: sendJobId(send.connectionId, result.reply.messageId) },
     },
     {
-      ctes: `${turnRecordCtes(2)},
-        notified as (select pg_notify($8, $9)),
-        ${lease.releaseCte(10)}`,
+      ctes: `${turnRecordCtes(2)}, ${lease.releaseCte(8)}`,
       when: 'true',
-      select: '(select count(*) from notified)::int as notified',
-      values: [
-        ...turnRecordValues(send.connectionId, message, result, undefined),
-        CHANNEL_JOBS_NOTIFY_CHANNEL,
-        CHANNEL_SEND_QUEUE,
-        ...lease.values,
-      ],
+      select: '(select count(*) from answered)::int as answered',
+      values: [...turnRecordValues(send.connectionId, message, result, undefined), ...lease.values],
     },
   ).catch((err: unknown) => {
     if ((err as { code?: unknown }).code === PG_BOSS_QUEUE_NOT_FOUND) {
