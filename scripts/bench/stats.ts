@@ -53,14 +53,29 @@ export function meterProcess(): { stop(): { statements: number; cpuMs: number } 
   const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
   const original = proto.query;
   let statements = 0;
+  // BENCH_SQL_HISTOGRAM=1: also counts each statement's text (its first 90 characters), printed to stderr.
+  const texts = process.env.BENCH_SQL_HISTOGRAM ? new Map<string, number>() : undefined;
   proto.query = function (this: unknown, ...args: unknown[]) {
     statements += 1;
+    if (texts !== undefined) {
+      const first = args[0] as string | { text?: string };
+      const text = (typeof first === 'string' ? first : (first?.text ?? '?')).replace(/\s+/g, ' ').trim();
+      const key = text.slice(0, 90);
+      texts.set(key, (texts.get(key) ?? 0) + 1);
+    }
     return original.apply(this, args);
   };
   const cpu = process.cpuUsage();
   return {
     stop() {
       proto.query = original;
+      if (texts !== undefined) {
+        const rows = [...texts].sort((a, b) => b[1] - a[1]).map(([t, n]) => `${String(n).padStart(7)}  ${t}`);
+        const split = process.cpuUsage(cpu);
+        process.stderr.write(
+          `SQL statements by text (${statements}; CPU user ${Math.round(split.user / 1000)} ms, system ${Math.round(split.system / 1000)} ms):\n${rows.join('\n')}\n`,
+        );
+      }
       const used = process.cpuUsage(cpu);
       return { statements, cpuMs: (used.user + used.system) / 1000 };
     },

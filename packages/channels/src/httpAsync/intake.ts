@@ -1,9 +1,9 @@
 import { httpAsyncStream, toAppend } from '@parley/events';
 import { type EventStore, type LogTransaction, withLogTransaction } from '@parley/eventstore';
-import { isMissingRelation, nullIfQueueMissing, type Pool, type PoolClient } from '@parley/platform';
+import { isMissingRelation, PG_BOSS_QUEUE_NOT_FOUND, type Pool, type PoolClient } from '@parley/platform';
 import type { PgBoss } from 'pg-boss';
+import { type JobStatement, sendJobInStatement } from '../inbound/jobInStatement.js';
 import { CHANNEL_JOBS_NOTIFY_CHANNEL } from '../inbound/jobs.js';
-import { mappedSession } from '../inbound/processor.js';
 import {
   SessionIdUnknownError,
   SessionKeyInUseError,
@@ -20,7 +20,7 @@ import {
   newCanonicalSessionKey,
   newHttpAsyncMessageId,
 } from './jobs.js';
-import { assertQueueExists, QueueMissingError } from './queueCallback.js';
+import { QueueMissingError } from './queueCallback.js';
 import { classifySessionKey } from './sessionKey.js';
 import { SubscriptionNotFoundError } from './subscriptionSchema.js';
 import type { SubscriptionStore } from './subscriptionStore.js';
@@ -77,101 +77,52 @@ interface Conversation {
   sessionId: string | null;
 }
 
-/** The message's inbound row (its dedupe row): written with its conversation, or alone. */
+/** The message's inbound row (its dedupe row) and turn job. */
 interface InboundRow {
   messageId: string;
   jobId: string;
   acceptedAt: Date;
 }
 
+/** Where the message goes: a conversation to start under the caller's key, or one that exists. */
+type Target =
+  | { kind: 'start'; callerKey: string; conversation: Conversation }
+  | { kind: 'existing'; conversation: Conversation };
+
 /** The turn workers' wake-up, delivered at commit (notifyChannelJob), as a column of an insert. */
 const WAKE_TURN_WORKERS = `pg_notify('${CHANNEL_JOBS_NOTIFY_CHANNEL}', '${HTTP_ASYNC_TURN_QUEUE}')::text`;
 
-/**
- * A new conversation for the caller's key, with the message's inbound row, in one statement. Two
- * first messages with the same key at once: the unique (subscription_id, caller_key) makes the
- * second wait for the first's commit, then find its row (SessionKeyInUseError, nothing written);
- * if the first rolled back, the second creates it.
- */
-async function startConversation(
-  client: PoolClient,
-  input: HttpAsyncSubmitInput,
-  callerKey: string,
-  inbound: InboundRow,
-): Promise<Conversation> {
-  const created = await client.query<{ canonical_key: string | null }>(
-    `with conversation as (
-       insert into http_async_conversations (canonical_key, subscription_id, project_id, caller_key)
-       values ($1, $2, $3, $4) on conflict (subscription_id, caller_key) do nothing
-       returning canonical_key),
-     inbound as (
-       insert into channel_inbound_messages (connection_id, external_message_id, external_session_key, job_id, received_at)
-       select $2, $5, canonical_key, $6, $7 from conversation returning ${WAKE_TURN_WORKERS})
-     select (select canonical_key from conversation) as canonical_key, (select count(*) from inbound) as inbound`,
-    [
-      newCanonicalSessionKey(input.subscriptionId),
-      input.subscriptionId,
-      input.projectId,
-      callerKey,
-      inbound.messageId,
-      inbound.jobId,
-      inbound.acceptedAt,
-    ],
-  );
-  const key = created.rows[0]?.canonical_key ?? null;
-  if (key !== null) return { sessionKey: key, newConversation: true, sessionId: null };
-  const existing = await client.query<{ canonical_key: string }>(
-    'select canonical_key from http_async_conversations where subscription_id = $1 and caller_key = $2',
-    [input.subscriptionId, callerKey],
-  );
-  const canonical = existing.rows[0]?.canonical_key;
-  // Unreachable but for a conversation deleted between the two statements: the caller may retry.
-  if (canonical === undefined) throw new Error('conversation vanished while its key was in use');
-  throw new SessionKeyInUseError(canonical);
-}
+/** A new conversation for the caller's key; its canonical key is made here, known before it is written. */
+const start = (input: HttpAsyncSubmitInput, callerKey: string): Target => ({
+  kind: 'start',
+  callerKey,
+  conversation: {
+    sessionKey: newCanonicalSessionKey(input.subscriptionId),
+    newConversation: true,
+    sessionId: null,
+  },
+});
 
-/** The inbound row of a message to a conversation that exists. */
-async function insertInbound(
-  client: PoolClient,
-  input: HttpAsyncSubmitInput,
-  conversation: Conversation,
-  inbound: InboundRow,
-): Promise<Conversation> {
-  await client.query(
-    `insert into channel_inbound_messages (connection_id, external_message_id, external_session_key, job_id, received_at)
-     values ($1, $2, $3, $4, $5) returning ${WAKE_TURN_WORKERS}`,
-    [input.subscriptionId, inbound.messageId, conversation.sessionKey, inbound.jobId, inbound.acceptedAt],
-  );
-  return conversation;
-}
-
-/** The message's conversation, found or started, and its inbound row written. */
-async function conversationOf(
-  client: PoolClient,
-  input: HttpAsyncSubmitInput,
-  inbound: InboundRow,
-): Promise<Conversation> {
+/** The message's conversation: read (an existing one) or planned (a new one); nothing written yet. */
+async function targetOf(client: PoolClient, input: HttpAsyncSubmitInput, messageId: string): Promise<Target> {
   if (input.sessionKey !== undefined) {
     const key = classifySessionKey(input.sessionKey);
     switch (key.kind) {
       case 'invalid':
         throw new SessionKeyInvalidError(key.reason);
       case 'caller':
-        return startConversation(client, input, key.key, inbound);
+        return start(input, key.key);
       case 'canonical': {
         // Another subscription's key is unknown here too: it names no conversation of this one.
-        const { rows } = await client.query(
-          'select 1 from http_async_conversations where canonical_key = $1 and subscription_id = $2',
+        const { rows } = await client.query<{ session_id: string | null }>(
+          `select (select session_id from channel_sessions
+                    where connection_id = c.subscription_id and external_session_key = c.canonical_key) as session_id
+           from http_async_conversations c where c.canonical_key = $1 and c.subscription_id = $2`,
           [key.key, input.subscriptionId],
         );
         if (rows.length === 0) throw new SessionKeyUnknownError();
-        const sessionId = await mappedSession(client, input.subscriptionId, key.key);
-        return insertInbound(
-          client,
-          input,
-          { sessionKey: key.key, newConversation: false, sessionId },
-          inbound,
-        );
+        const sessionId = rows[0]?.session_id ?? null;
+        return { kind: 'existing', conversation: { sessionKey: key.key, newConversation: false, sessionId } };
       }
       default:
         return key satisfies never;
@@ -189,11 +140,65 @@ async function conversationOf(
     );
     const key = rows[0]?.external_session_key;
     if (key === undefined) throw new SessionIdUnknownError();
-    const conversation = { sessionKey: key, newConversation: false, sessionId: input.sessionId };
-    return insertInbound(client, input, conversation, inbound);
+    return {
+      kind: 'existing',
+      conversation: { sessionKey: key, newConversation: false, sessionId: input.sessionId },
+    };
   }
   // The earlier route without a sessionId: a new conversation, keyed by the message itself.
-  return startConversation(client, input, inbound.messageId, inbound);
+  return start(input, messageId);
+}
+
+/**
+ * The statement that writes the message: its inbound row (and, for a new conversation, the
+ * conversation first) with the turn job (sendJobInStatement). Two first messages with the same
+ * caller key at once: the unique (subscription_id, caller_key) makes the second wait for the
+ * first's commit, then insert nothing (no row, no job; `inbound` 0); if the first rolled back,
+ * the second creates it.
+ */
+function messageStatement(input: HttpAsyncSubmitInput, target: Target, inbound: InboundRow): JobStatement {
+  const row = [
+    input.subscriptionId,
+    inbound.messageId,
+    target.conversation.sessionKey,
+    inbound.jobId,
+    inbound.acceptedAt,
+  ];
+  const select = '(select count(*) from inbound)::int as inbound';
+  if (target.kind === 'existing') {
+    return {
+      ctes: `inbound as (
+         insert into channel_inbound_messages (connection_id, external_message_id, external_session_key, job_id, received_at)
+         values ($2, $3, $4, $5, $6) returning ${WAKE_TURN_WORKERS})`,
+      when: 'true',
+      select,
+      values: row,
+    };
+  }
+  return {
+    ctes: `conversation as (
+       insert into http_async_conversations (canonical_key, subscription_id, project_id, caller_key)
+       values ($4, $2, $7, $8) on conflict (subscription_id, caller_key) do nothing
+       returning canonical_key),
+     inbound as (
+       insert into channel_inbound_messages (connection_id, external_message_id, external_session_key, job_id, received_at)
+       select $2, $3, canonical_key, $5, $6 from conversation returning ${WAKE_TURN_WORKERS})`,
+    when: 'exists (select 1 from inbound)',
+    select,
+    values: [...row, input.projectId, target.callerKey],
+  };
+}
+
+/** The caller's key names a conversation started meanwhile (see messageStatement). */
+async function keyInUse(client: PoolClient, input: HttpAsyncSubmitInput, callerKey: string): Promise<never> {
+  const existing = await client.query<{ canonical_key: string }>(
+    'select canonical_key from http_async_conversations where subscription_id = $1 and caller_key = $2',
+    [input.subscriptionId, callerKey],
+  );
+  const canonical = existing.rows[0]?.canonical_key;
+  // Unreachable but for a conversation deleted between the two statements: the caller may retry.
+  if (canonical === undefined) throw new Error('conversation vanished while its key was in use');
+  throw new SessionKeyInUseError(canonical);
 }
 
 async function accept(
@@ -205,7 +210,8 @@ async function accept(
 ): Promise<HttpAsyncAcceptance> {
   const { client } = tx;
   const jobId = httpAsyncTurnJobId(input.subscriptionId, messageId);
-  const conversation = await conversationOf(client, input, { messageId, jobId, acceptedAt });
+  const target = await targetOf(client, input, messageId);
+  const { conversation } = target;
   const metadata = input.metadata ?? {};
   const data: HttpAsyncTurnJobData = {
     messageId,
@@ -219,19 +225,21 @@ async function accept(
     metadata,
     acceptedAt: acceptedAt.toISOString(),
   };
-  const queued = await nullIfQueueMissing(
-    deps.boss.send(HTTP_ASYNC_TURN_QUEUE, data, {
-      id: jobId,
-      db: { executeSql: (text, values) => client.query(text, values) },
-    }),
+  // One statement: the conversation (when new), the inbound row and the turn job. A new message
+  // id never repeats a job id; the message must not be accepted without its queue.
+  const written = await sendJobInStatement<{ inbound: number }>(
+    client,
+    deps.boss,
+    { queue: HTTP_ASYNC_TURN_QUEUE, data, options: { id: jobId } },
+    messageStatement(input, target, { messageId, jobId, acceptedAt }),
   ).catch((err: unknown) => {
-    // No pg-boss schema at all: the worker, which creates it with the queues, never ran.
-    if (isMissingRelation(err)) throw new QueueMissingError(HTTP_ASYNC_TURN_QUEUE);
+    // No queue, or no pg-boss schema at all: the worker, which creates them, never ran.
+    const code = (err as { code?: unknown } | null)?.code;
+    if (code === PG_BOSS_QUEUE_NOT_FOUND || isMissingRelation(err))
+      throw new QueueMissingError(HTTP_ASYNC_TURN_QUEUE);
     throw err;
   });
-  // pg-boss answers null for a queue that does not exist (the worker creates the queues): the
-  // message must not be accepted. A new message id never repeats a job id.
-  if (queued === null) await assertQueueExists(tx, HTTP_ASYNC_TURN_QUEUE);
+  if (written.inbound !== 1 && target.kind === 'start') await keyInUse(client, input, target.callerKey);
   await tx.append(httpAsyncStream(messageId), [
     toAppend(
       'HttpAsyncMessageAccepted',

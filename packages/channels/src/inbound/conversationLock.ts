@@ -13,6 +13,18 @@ export function conversationLockKey(connectionId: string, externalSessionKey: st
   return derivedUuid('conversation-lock', JSON.stringify([connectionId, externalSessionKey]));
 }
 
+/**
+ * The lock as its holder sees it: a statement that records the holder's last writes can release
+ * the lock in the same round trip (`releaseCte`), and says so (`released`) once it committed.
+ */
+export interface ConversationLease {
+  /** A CTE `released as (delete ...)` with its key and holder as `$p`, `$p+1` (`values`). */
+  releaseCte(p: number): string;
+  readonly values: readonly [string, string];
+  /** The lock was released by the holder's statement: not deleted again at the end. */
+  released(): void;
+}
+
 export interface ConversationLockOptions {
   /** Give up at this time (epoch ms) instead of waiting as long as it takes. */
   deadline?: number;
@@ -28,13 +40,14 @@ export interface ConversationLockOptions {
  * a tool): each statement borrows a connection for its own duration. The lease is renewed while
  * `fn` runs; if its holder dies, it expires and the next turn takes it. Without `deadline` this
  * waits as long as it takes; with one it answers `{ locked: false }` at the deadline (or when
- * `giveUp` says so) without calling `fn`.
+ * `giveUp` says so) without calling `fn`. `fn`'s last statement may release the lock itself
+ * (ConversationLease), saving the release's round trip.
  */
 export async function withConversationLock<T>(
   pool: Pool,
   connectionId: string,
   externalSessionKey: string,
-  fn: () => Promise<T>,
+  fn: (lease: ConversationLease) => Promise<T>,
   options: ConversationLockOptions = {},
 ): Promise<{ locked: true; value: T } | { locked: false }> {
   const key = conversationLockKey(connectionId, externalSessionKey);
@@ -70,14 +83,25 @@ export async function withConversationLock<T>(
     Math.max(1, Math.floor(leaseMs / 3)),
   );
   renew.unref();
+  let released = false;
+  const lease: ConversationLease = {
+    releaseCte: (p) =>
+      `released as (delete from channel_conversation_locks where lock_key = $${p} and holder = $${p + 1})`,
+    values: [key, holder],
+    released: () => {
+      released = true;
+    },
+  };
   try {
-    return { locked: true, value: await fn() };
+    return { locked: true, value: await fn(lease) };
   } finally {
     clearInterval(renew);
-    await pool
-      .query('delete from channel_conversation_locks where lock_key = $1 and holder = $2', [key, holder])
-      .catch(() => {
-        // Not released: the lease expires by itself.
-      });
+    if (!released) {
+      await pool
+        .query('delete from channel_conversation_locks where lock_key = $1 and holder = $2', [key, holder])
+        .catch(() => {
+          // Not released: the lease expires by itself.
+        });
+    }
   }
 }

@@ -1,7 +1,8 @@
-import { isMissingRelation, nullIfQueueMissing, ParleyError, type PoolClient } from '@parley/platform';
+import { isMissingRelation, ParleyError, PG_BOSS_QUEUE_NOT_FOUND, type PoolClient } from '@parley/platform';
 import type { PgBoss } from 'pg-boss';
 import type { NormalizedMessage } from '../types.js';
 import { inboundJobId } from './ids.js';
+import { JobNotInsertedError, type StatementRunner, sendJobInStatement } from './jobInStatement.js';
 import { CHANNEL_INBOUND_QUEUE, CHANNEL_JOBS_NOTIFY_CHANNEL, type InboundJobData } from './jobs.js';
 
 /** The queue is missing (the worker never started): the webhook is answered 503 so the platform retries. */
@@ -12,56 +13,61 @@ export class InboundQueueUnavailableError extends ParleyError {
   }
 }
 
+const isQueueMissing = (err: unknown): boolean =>
+  (err as { code?: unknown } | null)?.code === PG_BOSS_QUEUE_NOT_FOUND;
+
 /**
- * Inserts a message's dedupe row and its inbound job on the caller's client, inside the caller's
- * transaction (both commit or neither does). False: the message was already queued (a duplicate).
+ * Inserts a message's dedupe row and its inbound job in one statement (one round trip, atomic
+ * without a transaction; inside the caller's when `runner` is its client): the job and the
+ * workers' wake-up only when the row was inserted. False: the message was already queued (a
+ * duplicate, nothing written). A missing queue writes nothing and throws InboundQueueUnavailableError.
  */
 export async function enqueueInbound(
-  client: PoolClient,
+  runner: StatementRunner,
   boss: PgBoss,
   connection: { id: string; channelType: string },
   message: NormalizedMessage,
   receivedAt: Date,
 ): Promise<boolean> {
   const jobId = inboundJobId(connection.id, message.externalMessageId);
-  // The dedupe row and the workers' wake-up in one statement (the notification is delivered at
-  // commit, so a duplicate, rolled back, wakes nobody).
-  const inserted = await client.query<{ inserted: number }>(
-    `with inserted as (
-       insert into channel_inbound_messages (connection_id, external_message_id, external_session_key, job_id)
-       values ($1, $2, $3, $4) on conflict do nothing returning 1)
-     select (select count(*) from inserted)::int as inserted, pg_notify($5, $6)::text as notified`,
-    [
-      connection.id,
-      message.externalMessageId,
-      message.externalSessionKey,
-      jobId,
-      CHANNEL_JOBS_NOTIFY_CHANNEL,
-      CHANNEL_INBOUND_QUEUE,
-    ],
-  );
-  if (inserted.rows[0]?.inserted !== 1) return false;
   const data: InboundJobData = {
     connectionId: connection.id,
     channelType: connection.channelType,
     message,
     receivedAt: receivedAt.toISOString(),
   };
-  const sent = await nullIfQueueMissing(
-    boss.send(CHANNEL_INBOUND_QUEUE, data, {
-      id: jobId,
-      db: { executeSql: (text, values) => client.query(text, values) },
-    }),
+  const unavailable = () =>
+    new InboundQueueUnavailableError(`the ${CHANNEL_INBOUND_QUEUE} queue does not exist`);
+  const row = await sendJobInStatement<{ inserted: number }>(
+    runner,
+    boss,
+    { queue: CHANNEL_INBOUND_QUEUE, data, options: { id: jobId } },
+    {
+      // The notification is delivered at commit, and only for a new message.
+      ctes: `inserted as (
+           insert into channel_inbound_messages (connection_id, external_message_id, external_session_key, job_id)
+           values ($2, $3, $4, $5) on conflict do nothing returning 1),
+         notified as (select pg_notify($6, $7) from inserted)`,
+      when: 'exists (select 1 from inserted)',
+      select:
+        '(select count(*) from inserted)::int as inserted, (select count(*) from notified)::int as notified',
+      values: [
+        connection.id,
+        message.externalMessageId,
+        message.externalSessionKey,
+        jobId,
+        CHANNEL_JOBS_NOTIFY_CHANNEL,
+        CHANNEL_INBOUND_QUEUE,
+      ],
+    },
   ).catch((err: unknown) => {
-    // No pg-boss schema at all: the worker, which creates it with the queues, never ran.
-    if (isMissingRelation(err)) {
-      throw new InboundQueueUnavailableError(`the ${CHANNEL_INBOUND_QUEUE} queue does not exist`);
-    }
+    // No queue, or no pg-boss schema at all: the worker, which creates them, never ran. A job id
+    // already taken for a new message: as before, the platform retries later.
+    if (isQueueMissing(err) || isMissingRelation(err) || err instanceof JobNotInsertedError)
+      throw unavailable();
     throw err;
   });
-  if (sent === null)
-    throw new InboundQueueUnavailableError(`the ${CHANNEL_INBOUND_QUEUE} queue does not exist`);
-  return true;
+  return row.inserted === 1;
 }
 
 /** Runs `fn` in a transaction on a client of the pool: committed when it returns, rolled back when it throws. */

@@ -19,7 +19,7 @@ import {
 } from '../adapter.js';
 import { adapterKey, providerVariant, providerVariants } from '../manifest/providers.js';
 import type { NormalizedMessage, ResolvedConnection, VerifyTokenLookup } from '../types.js';
-import { enqueueInbound, InboundQueueUnavailableError, inTransaction } from './enqueueInbound.js';
+import { enqueueInbound, InboundQueueUnavailableError } from './enqueueInbound.js';
 import { deliveryEventId, inboundJobId } from './ids.js';
 import { isValidPart } from './parts/joinParts.js';
 import { acceptPart } from './parts/partStore.js';
@@ -437,7 +437,7 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
   }
 
   /**
-   * One message: its dedupe row and job in one transaction (false: a duplicate); a part of a
+   * One message: its dedupe row and job in one statement (false: a duplicate); a part of a
    * message delivered in pieces is kept until its message is complete (inbound/parts): a new part
    * counts as accepted, the joined message is queued with the last one.
    */
@@ -447,7 +447,7 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
       return outcome.kind !== 'duplicate';
     }
     const { part: _ignored, ...whole } = message;
-    return inTransaction(pool, (client) => enqueueInbound(client, boss, connection, whole, now()));
+    return enqueueInbound(pool, boss, connection, whole, now());
   }
 
   async function deliver(connection: ResolvedConnection, messages: readonly NormalizedMessage[]) {

@@ -3,8 +3,8 @@ import type { EventStore } from '@parley/eventstore';
 import {
   isParleyError,
   type Logger,
-  nullIfQueueMissing,
   ParleyError,
+  PG_BOSS_QUEUE_NOT_FOUND,
   type Pool,
   type PoolClient,
 } from '@parley/platform';
@@ -22,8 +22,10 @@ import type {
   SendResult,
 } from '../types.js';
 import { deliveryEventId, sendJobId } from './ids.js';
-import { CHANNEL_SEND_QUEUE, type InboundJobData, notifyChannelJob, type SendJobData } from './jobs.js';
+import { sendJobInStatement } from './jobInStatement.js';
+import { CHANNEL_SEND_QUEUE, type InboundJobData, type SendJobData } from './jobs.js';
 import { recordOutboundMessages } from './receipts.js';
+import { turnRecordCtes, turnRecordValues } from './turnRecord.js';
 
 /** The runtime turn the worker runs (a subset of @parley/runtime's TurnRequest / TurnResult). */
 export interface ChannelTurnRequest {
@@ -150,7 +152,7 @@ async function guardedHttpOf(
   return { ok: true, http: httpOf(deps, connection) };
 }
 
-import { withConversationLock } from './conversationLock.js';
+import { type ConversationLease, withConversationLock } from './conversationLock.js';
 
 export { withConversationLock };
 
@@ -246,10 +248,10 @@ export async function runChannelTurn(
 }
 
 /**
- * Records a turn's outcome in one transaction: the conversation key mapped to the turn's session
+ * Records a turn's outcome (turnRecordCtes): the conversation key mapped to the turn's session
  * (when it produced one), the dedupe row marked answered (with the reply's id and, for synchronous
- * channels, the outcome the response was rendered from), then `within` (the asynchronous path
- * inserts its send job).
+ * channels, the outcome the response was rendered from). One statement, atomic by itself; with
+ * `within` (the HTTP async path's callbacks) a transaction around it and `within`.
  */
 export async function recordChannelTurn(
   client: PoolClient,
@@ -258,34 +260,63 @@ export async function recordChannelTurn(
   result: ChannelTurnResult | null,
   options: { syncOutcome?: SyncOutcome; within?: (client: PoolClient) => Promise<void> } = {},
 ): Promise<void> {
+  const record = () =>
+    client.query(
+      `with ${turnRecordCtes(1)} select 1`,
+      turnRecordValues(connectionId, message, result, options.syncOutcome),
+    );
+  if (options.within === undefined) {
+    await record();
+    return;
+  }
   await client.query('begin');
   try {
-    // One statement: the conversation's session (when the turn produced one), then the dedupe row.
-    await client.query(
-      `with mapped as (
-         insert into channel_sessions (connection_id, external_session_key, session_id)
-         select $1, $6, $3 where $3::text is not null
-         on conflict (connection_id, external_session_key)
-         do update set session_id = excluded.session_id, updated_at = now())
-       update channel_inbound_messages
-       set session_id = coalesce($3, session_id), reply_message_id = coalesce($4, reply_message_id),
-           processed_at = now(), sync_outcome = coalesce($5::jsonb, sync_outcome)
-       where connection_id = $1 and external_message_id = $2`,
-      [
-        connectionId,
-        message.externalMessageId,
-        result?.sessionId ?? null,
-        result?.reply.messageId ?? null,
-        options.syncOutcome === undefined ? null : JSON.stringify(options.syncOutcome),
-        message.externalSessionKey,
-      ],
-    );
-    await options.within?.(client);
+    await record();
+    await options.within(client);
     await client.query('commit');
   } catch (err) {
     await client.query('rollback').catch(() => {});
     throw err;
   }
+}
+
+/**
+ * Records a turn that produced a reply, queues the reply's send job and releases the
+ * conversation's lock in one statement (no transaction to begin and commit): all or nothing.
+ * No NOTIFY: the process that ran the turn has send workers and wakes one of them
+ * (workChannelQueues); a NOTIFY woke one more here and one in every other worker process, each
+ * an empty fetch but one, and made every reply's commit take the cluster's notify queue lock.
+ * Should all of this process's send workers be at work, the first done fetches again.
+ */
+async function recordChannelReply(
+  pool: Pool,
+  boss: PgBoss,
+  message: NormalizedMessage,
+  result: ChannelTurnResult,
+  send: SendJobData,
+  lease: ConversationLease,
+): Promise<void> {
+  await sendJobInStatement(
+    pool,
+    boss,
+    {
+      queue: CHANNEL_SEND_QUEUE,
+      data: send,
+      options: { id: sendJobId(send.connectionId, result.reply.messageId) },
+    },
+    {
+      ctes: `${turnRecordCtes(2)}, ${lease.releaseCte(8)}`,
+      when: 'true',
+      select: '(select count(*) from answered)::int as answered',
+      values: [...turnRecordValues(send.connectionId, message, result, undefined), ...lease.values],
+    },
+  ).catch((err: unknown) => {
+    if ((err as { code?: unknown }).code === PG_BOSS_QUEUE_NOT_FOUND) {
+      throw new Error(`the ${CHANNEL_SEND_QUEUE} queue does not exist`);
+    }
+    throw err;
+  });
+  lease.released();
 }
 
 /**
@@ -312,7 +343,7 @@ export async function processInboundJob(
   const adapter = adapterOf(deps.adapters, connection);
   if (adapter === undefined) throw new Error(`no adapter for channel type ${data.channelType}`);
 
-  await withConversationLock(pool, connectionId, message.externalSessionKey, async () => {
+  await withConversationLock(pool, connectionId, message.externalSessionKey, async (lease) => {
     // Read under the lock: whether the message was answered, and the conversation's session.
     const { rows } = await pool.query<{ processed: boolean | null; session_id: string | null }>(
       `select (select processed_at is not null from channel_inbound_messages
@@ -366,22 +397,7 @@ export async function processInboundJob(
         ...(result.reply.actionSet === undefined ? {} : { actionSet: result.reply.actionSet }),
       },
     };
-    await withClient(pool, (lockClient) =>
-      recordChannelTurn(lockClient, connectionId, message, result, {
-        within: async (client) => {
-          const id = sendJobId(connectionId, result.reply.messageId);
-          const sent = await nullIfQueueMissing(
-            boss.send(CHANNEL_SEND_QUEUE, send, {
-              id,
-              db: { executeSql: (text, values) => client.query(text, values) },
-            }),
-          );
-          if (sent === null) throw new Error(`the ${CHANNEL_SEND_QUEUE} queue does not exist`);
-          // Send workers of other worker processes: this process wakes its own (workChannelQueues).
-          await notifyChannelJob(client, CHANNEL_SEND_QUEUE);
-        },
-      }),
-    );
+    await recordChannelReply(pool, boss, message, result, send, lease);
   });
 }
 

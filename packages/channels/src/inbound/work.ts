@@ -10,6 +10,7 @@ import {
 } from './jobs.js';
 import { DEFAULT_PART_TIMEOUT_SECONDS, releaseExpiredParts } from './parts/partStore.js';
 import { type InboundWorkerDeps, processInboundJob, processSendJob } from './processor.js';
+import { createWakeRing } from './wakeRing.js';
 
 /**
  * The pg-boss workers of the channel queues, by queue: `wake` skips their polling delay (a job
@@ -19,7 +20,10 @@ export interface ChannelWorkers {
   ids: string[];
   inbound: string[];
   send: string[];
-  /** Wakes every channel worker of this process (new jobs were queued elsewhere). */
+  /**
+   * New jobs were queued elsewhere (one NOTIFY each): wakes an idle worker of each queue, the next
+   * in turn (those at work fetch again when done).
+   */
   wake(): void;
 }
 
@@ -29,8 +33,9 @@ export interface ChannelWorkers {
  *
  * pg-boss waits its polling interval after every fetch, even one that found a job: with one job
  * per fetch that caps a worker at one job per interval. So a worker that found jobs wakes itself
- * (no delay while there is work), and an inbound job that queued a reply wakes the send workers
- * (the reply does not wait for their next poll). Jobs queued by other processes (the API's
+ * (no delay while there is work), and an inbound job that queued a reply wakes an idle send
+ * worker (the reply does not wait for the next poll). One worker, not all: waking them all made
+ * every reply cost a fetch per send worker, all but one of them empty (wakeRing.ts). Jobs queued by other processes (the API's
  * webhooks) wake the workers through CHANNEL_JOBS_NOTIFY_CHANNEL (notifyChannelJob) (`wake`, see apps/worker);
  * polling remains the fallback.
  */
@@ -48,38 +53,50 @@ export async function workChannelQueues(
   const polling = { pollingIntervalSeconds: options.pollingIntervalSeconds ?? 2, batchSize: 1 };
   const inbound: string[] = [];
   const send: string[] = [];
-  const wakeAll = (ids: readonly string[]) => {
-    for (const id of ids) boss.notifyWorker(id);
-  };
+  const inboundRing = createWakeRing((id) => boss.notifyWorker(id));
+  const sendRing = createWakeRing((id) => boss.notifyWorker(id));
   for (let i = 0; i < (options.teamSize ?? 1); i++) {
     // The handler learns its own worker id once work() has answered; the first fetch may come sooner.
     const self = { id: '' };
-    self.id = await boss.work(CHANNEL_INBOUND_QUEUE, polling, async (jobs) => {
-      for (const job of jobs) {
-        const data = parseJobPayload(channelInboundJob, job, deps.logger);
-        await processInboundJob(deps, boss, data).catch((err: unknown) => {
-          deps.logger.error(
-            { err, connectionId: data.connectionId, jobId: job.id },
-            'inbound channel job failed; pg-boss retries it',
-          );
-          throw err;
-        });
-      }
-      wakeAll(send);
-      if (jobs.length > 0 && self.id !== '') boss.notifyWorker(self.id);
-    });
+    self.id = await boss.work(CHANNEL_INBOUND_QUEUE, polling, (jobs) =>
+      inboundRing.busy(
+        () => self.id,
+        async () => {
+          for (const job of jobs) {
+            const data = parseJobPayload(channelInboundJob, job, deps.logger);
+            await processInboundJob(deps, boss, data).catch((err: unknown) => {
+              deps.logger.error(
+                { err, connectionId: data.connectionId, jobId: job.id },
+                'inbound channel job failed; pg-boss retries it',
+              );
+              throw err;
+            });
+          }
+          // Its reply's send job (queued with the turn's record) needs one send worker's fetch.
+          if (jobs.length > 0) sendRing.wakeOne();
+          if (jobs.length > 0 && self.id !== '') boss.notifyWorker(self.id);
+        },
+      ),
+    );
     inbound.push(self.id);
+    inboundRing.add(self.id);
     const sender = { id: '' };
-    sender.id = await boss.work(CHANNEL_SEND_QUEUE, { ...polling, includeMetadata: true }, async (jobs) => {
-      for (const job of jobs) {
-        await processSendJob(deps, parseJobPayload(channelSendJob, job, deps.logger), {
-          retryCount: job.retryCount,
-          retryLimit: options.sendRetryLimit,
-        });
-      }
-      if (jobs.length > 0 && sender.id !== '') boss.notifyWorker(sender.id);
-    });
+    sender.id = await boss.work(CHANNEL_SEND_QUEUE, { ...polling, includeMetadata: true }, (jobs) =>
+      sendRing.busy(
+        () => sender.id,
+        async () => {
+          for (const job of jobs) {
+            await processSendJob(deps, parseJobPayload(channelSendJob, job, deps.logger), {
+              retryCount: job.retryCount,
+              retryLimit: options.sendRetryLimit,
+            });
+          }
+          if (jobs.length > 0 && sender.id !== '') boss.notifyWorker(sender.id);
+        },
+      ),
+    );
     send.push(sender.id);
+    sendRing.add(sender.id);
   }
   const sweep = startPartSweep(boss, deps, options);
   boss.once('stopped', () => clearInterval(sweep));
@@ -87,7 +104,10 @@ export async function workChannelQueues(
     ids: [...inbound, ...send],
     inbound,
     send,
-    wake: () => wakeAll([...inbound, ...send]),
+    wake: () => {
+      inboundRing.wakeOne();
+      sendRing.wakeOne();
+    },
   };
 }
 
