@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApp, sessionScopeFromLog } from '@parley/api';
 import { authMigrations, createAuthStore } from '@parley/auth';
@@ -115,8 +116,44 @@ export async function benchChat(
     },
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
-  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1/chat/send`;
-  const headers = { 'content-type': 'application/json', 'x-api-key': key };
+  const port = (app.server.address() as AddressInfo).port;
+  // node:http with keep-alive rather than fetch: the clients share the API's process and core, and
+  // fetch (undici's WHATWG layer) cost about as much CPU per turn as the route itself.
+  const agent = new Agent({ keepAlive: true, maxSockets: shape.clients + 1 });
+  const post = (body: string) =>
+    new Promise<{ status: number; json: { data?: { sessionId: string } } }>((resolve, reject) => {
+      const req = request(
+        {
+          agent,
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/api/v1/chat/send',
+          headers: {
+            'content-type': 'application/json',
+            'x-api-key': key,
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => {
+            try {
+              resolve({
+                status: res.statusCode ?? 0,
+                json: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+              });
+            } catch (err) {
+              reject(err);
+            }
+          });
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
 
   /** One conversation's next turn: starts a session every 5 turns. */
   const conversation = () => {
@@ -125,9 +162,8 @@ export async function benchChat(
     return async (): Promise<boolean> => {
       const message = MESSAGES[turn % MESSAGES.length]!;
       const body = sessionId === undefined ? { projectId: project.id, message } : { sessionId, message };
-      const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
-      const json = (await res.json()) as { data?: { sessionId: string } };
-      if (res.status !== 200 || json.data === undefined) {
+      const { status, json } = await post(JSON.stringify(body));
+      if (status !== 200 || json.data === undefined) {
         sessionId = undefined;
         turn = 0;
         return false;
@@ -198,6 +234,7 @@ export async function benchChat(
       },
     };
   } finally {
+    agent.destroy();
     await app.close();
     await store.close();
   }

@@ -30,6 +30,12 @@ export interface PostgresEventStoreOptions {
   upcast?: Upcast;
   /** pg_notify / LISTEN channel of the wake-ups. Default `parley_log`. */
   notifyChannel?: string;
+  /**
+   * Least time between two wake-ups sent to other processes (pg_notify): the first append after a
+   * quiet spell notifies at once, later ones within the interval share one notify at its end.
+   * Default 5 ms (NOTIFY_INTERVAL_MS); 0 sends the next as soon as the previous one returns.
+   */
+  notifyIntervalMs?: number;
 }
 
 export interface PostgresEventStore extends EventStore {
@@ -74,6 +80,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
     channel: options.notifyChannel ?? 'parley_log',
     connectionString: options.connectionString ?? pool.options.connectionString,
     logger,
+    ...(options.notifyIntervalMs === undefined ? {} : { notifyIntervalMs: options.notifyIntervalMs }),
   });
 
   // Checked once before the first operation; a refusal sticks, a failed check is retried.

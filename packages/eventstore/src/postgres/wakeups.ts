@@ -25,7 +25,16 @@ export interface WakeupsOptions {
   /** For the LISTEN connection; without one, readers only poll. */
   connectionString: string | undefined;
   logger: Logger;
+  /**
+   * At most one pg_notify per this many milliseconds (default NOTIFY_INTERVAL_MS): the first
+   * append after a quiet spell notifies at once, appends within the interval after it share one
+   * more notify at its end. 0: one in flight at a time, the next as soon as it returns.
+   */
+  notifyIntervalMs?: number;
 }
+
+/** The default least time between two pg_notify of one store (docs/log.md "Wake-ups and polling"). */
+export const NOTIFY_INTERVAL_MS = 5;
 
 export function createWakeups(options: WakeupsOptions): Wakeups {
   const { pool, channel, logger } = options;
@@ -33,31 +42,51 @@ export function createWakeups(options: WakeupsOptions): Wakeups {
   const waiters = new Set<() => void>();
   let closed = false;
   let listener: Listener | undefined;
+  const interval = options.notifyIntervalMs ?? NOTIFY_INTERVAL_MS;
+  if (!Number.isFinite(interval) || interval < 0) {
+    throw new RangeError(`notifyIntervalMs must be a number of milliseconds >= 0, got ${interval}`);
+  }
+  // One notify in flight at most; `pending`: an append committed since the last one was sent.
   let notifying: Promise<void> | undefined;
-  let notifyAgain = false;
+  let notifyTimer: NodeJS.Timeout | undefined;
+  let pending = false;
+  let lastSent = Number.NEGATIVE_INFINITY;
 
   const wake = () => {
     generation += 1;
     for (const waiter of [...waiters]) waiter();
   };
 
-  // At most one pg_notify in flight per store; appends committed meanwhile are
-  // coalesced into one more. Outside any append transaction: NOTIFY inside one
-  // would serialise every commit on the cluster-wide notify queue lock.
-  const notifyLoop = async () => {
-    do {
-      notifyAgain = false;
-      try {
-        // NOTIFY gives its transaction an id, so its commit would wait for a WAL flush like an
-        // append's; a wake-up needs no durability (a lost one costs latency, never events).
-        await pool.query(`select set_config('synchronous_commit', 'off', true), pg_notify($1, '')`, [
-          channel,
-        ]);
-      } catch (err) {
-        logger.debug({ err }, 'log wake-up notify failed; readers elsewhere will poll');
-      }
-    } while (notifyAgain && !closed);
+  // Outside any append transaction: NOTIFY inside one would serialise every commit on the
+  // cluster-wide notify queue lock.
+  const notify = async () => {
+    pending = false;
+    lastSent = performance.now();
+    try {
+      // NOTIFY gives its transaction an id, so its commit would wait for a WAL flush like an
+      // append's; a wake-up needs no durability (a lost one costs latency, never events).
+      await pool.query(`select set_config('synchronous_commit', 'off', true), pg_notify($1, '')`, [channel]);
+    } catch (err) {
+      logger.debug({ err }, 'log wake-up notify failed; readers elsewhere will poll');
+    }
     notifying = undefined;
+    if (pending && !closed) schedule();
+  };
+
+  // Leading and trailing edge: a notify goes out at once unless one went out less than
+  // `interval` ago or is in flight; then one more follows, covering every append since.
+  const schedule = () => {
+    if (notifying !== undefined || notifyTimer !== undefined) return;
+    const wait = lastSent + interval - performance.now();
+    if (wait <= 0) {
+      notifying = notify();
+      return;
+    }
+    notifyTimer = setTimeout(() => {
+      notifyTimer = undefined;
+      if (!closed) notifying = notify();
+    }, wait);
+    notifyTimer.unref();
   };
 
   return {
@@ -82,8 +111,8 @@ export function createWakeups(options: WakeupsOptions): Wakeups {
     appended() {
       wake();
       if (closed) return;
-      if (notifying) notifyAgain = true;
-      else notifying = notifyLoop();
+      pending = true;
+      schedule();
     },
     listen() {
       if (listener || closed) return;
@@ -96,8 +125,12 @@ export function createWakeups(options: WakeupsOptions): Wakeups {
     },
     async close() {
       closed = true;
+      clearTimeout(notifyTimer);
+      notifyTimer = undefined;
       await listener?.close();
       await notifying;
+      // An append whose notify was still waiting for its turn: send it now.
+      if (pending) await notify();
       wake();
     },
   };

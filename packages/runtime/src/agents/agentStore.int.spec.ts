@@ -52,6 +52,21 @@ describe('agent store', () => {
     expect(await h.agents.get(projectId, 'helper')).toBeNull();
   });
 
+  it('lists the agents with the project row in one query, as list does', async () => {
+    const { tenantId, projectId } = await h.newProject({ payloads: { store: false } });
+    expect(await h.agents.listWithProject?.(projectId)).toEqual({
+      project: { tenantId, settings: { payloads: { store: false } } },
+      agents: [],
+    });
+    await h.agents.create(projectId, { name: 'second-by-name' });
+    await h.agents.create(projectId, { name: 'first', tools: [{ name: 'weather' }] });
+    const both = await h.agents.listWithProject?.(projectId);
+    expect(both?.project?.tenantId).toBe(tenantId);
+    expect(both?.agents).toEqual(await h.agents.list(projectId));
+    expect(both?.agents).toHaveLength(2);
+    expect(await h.agents.listWithProject?.('prj_none')).toEqual({ project: null, agents: [] });
+  });
+
   it('refuses duplicates, unknown projects and unknown agents', async () => {
     const { projectId } = await h.newProject();
     await h.agents.create(projectId, { name: 'one' });

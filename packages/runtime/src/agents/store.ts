@@ -44,7 +44,18 @@ export interface Agent {
   updatedAt: Date;
 }
 
+/** What a turn needs of its project row: its tenant and its settings. */
+export interface TurnProject {
+  tenantId: string;
+  settings: { payloads?: { store?: boolean } } | null;
+}
+
 export interface AgentStore {
+  /**
+   * `list` and the project's tenant and settings (null: no such project) in one query, for a turn
+   * that needs both. Optional: without it a turn reads the project and `list` apart.
+   */
+  listWithProject?(projectId: string): Promise<{ project: TurnProject | null; agents: Agent[] }>;
   /** AgentExistsError when the name is taken; ProjectNotFoundError when the project does not exist. */
   create(projectId: string, input: AgentInput): Promise<Agent>;
   /** Oldest first (created_at, then name). */
@@ -62,6 +73,11 @@ export interface AgentStore {
   /** The agent's secrets, decrypted (for its tools only; never logged or returned by an API). */
   secrets(agent: Pick<Agent, 'id' | 'projectId' | 'name'>): Promise<Record<string, string>>;
 }
+
+/** The agent columns of `a` in a join with `projects p` (both have id, name, created_at...). */
+const QUALIFIED_COLUMNS = COLUMNS.split(',')
+  .map((column) => `a.${column.trim()}`)
+  .join(', ');
 
 const pgCode = (err: unknown): string | undefined =>
   typeof err === 'object' && err !== null && 'code' in err
@@ -143,6 +159,24 @@ export function createAgentStore(pool: Pool, cipher?: SecretsCipher): AgentStore
         if (pgCode(err) === '23503') throw new ProjectNotFoundError(projectId);
         throw err;
       }
+    },
+
+    async listWithProject(projectId) {
+      const { rows } = await pool.query<
+        AgentRow & { p_tenant_id: string; p_settings: TurnProject['settings'] }
+      >(
+        `select p.tenant_id as p_tenant_id, p.settings as p_settings, ${QUALIFIED_COLUMNS}
+         from projects p left join agents a on a.project_id = p.id
+         where p.id = $1 order by a.created_at, a.name`,
+        [projectId],
+      );
+      const first = rows[0];
+      if (first === undefined) return { project: null, agents: [] };
+      return {
+        project: { tenantId: first.p_tenant_id, settings: first.p_settings },
+        // A project without agents is one row whose agent columns are null.
+        agents: rows.filter((r) => r.id !== null).map(toAgent),
+      };
     },
 
     async list(projectId) {

@@ -168,14 +168,16 @@ function answer(
  */
 function startReads(parts: RuntimeParts, req: TurnRequest, fromCache: boolean) {
   const agents = turnAgents(parts.agents);
-  agents.prefetch(req.projectId);
+  // The project's row and its agents in one query when the store can (else two at once).
+  const project = agents.prefetchWithProject(req.projectId);
+  if (project === undefined) agents.prefetch(req.projectId);
   const sessionId = req.sessionId;
   const cached = fromCache && sessionId !== undefined ? parts.sessionViews?.get(sessionId) : undefined;
   if (sessionId !== undefined) parts.sessionViews?.delete(sessionId);
   const read =
     sessionId === undefined || cached !== undefined ? undefined : loadSession(parts.store, sessionId);
   read?.catch(() => {});
-  return { turnParts: { ...parts, agents }, cached, view: cached ?? read };
+  return { turnParts: { ...parts, agents }, project, cached, view: cached ?? read };
 }
 
 export async function runTurnNow(
@@ -202,7 +204,7 @@ async function runTurnOnce(
   const receivedAt = parts.now();
   const reads = startReads(parts, req, fromCache);
   const turnParts = reads.turnParts;
-  const project = await loadProject(parts, req.projectId, req.tenantId);
+  const project = await loadProject(parts, req.projectId, req.tenantId, reads.project);
   const opened = await openSession(turnParts, req, reads.view);
   const ctx = turnContextFor(turnParts, req, opened, project.storePayloads, options);
   const deps = loopDepsOf(turnParts, ctx);

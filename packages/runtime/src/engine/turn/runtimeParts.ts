@@ -1,6 +1,6 @@
 import type { EventStore } from '@parley/eventstore';
 import type { Logger, Pool } from '@parley/platform';
-import type { AgentStore } from '../../agents/store.js';
+import type { AgentStore, TurnProject } from '../../agents/store.js';
 import { ProjectNotFoundError } from '../../errors.js';
 import type { PriceCards } from '../../pricing/index.js';
 import type { ProviderRegistry } from '../../providers/types.js';
@@ -25,22 +25,26 @@ export interface RuntimeParts {
   sessionViews?: SessionViewCache;
 }
 
-interface ProjectRow {
-  tenant_id: string;
-  settings: { payloads?: { store?: boolean } } | null;
-}
-
-/** The project's tenant must be the caller's; `storePayloads` unless settings.payloads.store is false. */
+/**
+ * The project's tenant must be the caller's; `storePayloads` unless settings.payloads.store is false.
+ * `prefetched`: the row as the turn already reads it (with its agents, turnAgents); else one query.
+ */
 export async function loadProject(
   parts: Pick<RuntimeParts, 'pool'>,
   projectId: string,
   tenantId: string,
+  prefetched?: Promise<TurnProject | null>,
 ): Promise<{ storePayloads: boolean }> {
-  const { rows } = await parts.pool.query<ProjectRow>(
+  const project = await (prefetched ?? readProject(parts.pool, projectId));
+  if (project === null || project.tenantId !== tenantId) throw new ProjectNotFoundError(projectId);
+  return { storePayloads: project.settings?.payloads?.store !== false };
+}
+
+async function readProject(pool: Pool, projectId: string): Promise<TurnProject | null> {
+  const { rows } = await pool.query<{ tenant_id: string; settings: TurnProject['settings'] }>(
     'select tenant_id, settings from projects where id = $1',
     [projectId],
   );
   const row = rows[0];
-  if (row === undefined || row.tenant_id !== tenantId) throw new ProjectNotFoundError(projectId);
-  return { storePayloads: row.settings?.payloads?.store !== false };
+  return row === undefined ? null : { tenantId: row.tenant_id, settings: row.settings };
 }

@@ -1,5 +1,5 @@
 import { builtinDefault, DEFAULT_AGENT } from '../../agents/agentRow.js';
-import type { Agent, AgentStore } from '../../agents/store.js';
+import type { Agent, AgentStore, TurnProject } from '../../agents/store.js';
 import { AgentNotFoundError } from '../../errors.js';
 
 /**
@@ -10,7 +10,17 @@ import { AgentNotFoundError } from '../../errors.js';
  * handoff targets); now it is one read, made at the start of the turn beside the project's and the
  * session's. Writes go to the store and forget the list.
  */
-export function turnAgents(store: AgentStore): AgentStore & { prefetch(projectId: string): void } {
+export interface TurnAgents extends AgentStore {
+  /** Starts the read of the project's agents now (a failure surfaces where the list is first awaited). */
+  prefetch(projectId: string): void;
+  /**
+   * Starts the read of the agents together with the project's row, in one query when the store can
+   * (listWithProject); undefined when it cannot (read the project apart).
+   */
+  prefetchWithProject(projectId: string): Promise<TurnProject | null> | undefined;
+}
+
+export function turnAgents(store: AgentStore): TurnAgents {
   const lists = new Map<string, Promise<Agent[]>>();
   const list = (projectId: string): Promise<Agent[]> => {
     let agents = lists.get(projectId);
@@ -27,9 +37,20 @@ export function turnAgents(store: AgentStore): AgentStore & { prefetch(projectId
     return write;
   };
   return {
-    /** Starts the read now (a failure surfaces where the list is first awaited). */
     prefetch(projectId) {
       list(projectId).catch(() => {});
+    },
+    prefetchWithProject(projectId) {
+      if (store.listWithProject === undefined || lists.has(projectId)) return undefined;
+      const both = store.listWithProject(projectId);
+      lists.set(
+        projectId,
+        both.then((b) => b.agents),
+      );
+      lists.get(projectId)?.catch(() => {});
+      const project = both.then((b) => b.project);
+      project.catch(() => {});
+      return project;
     },
     list,
     get,
