@@ -366,7 +366,7 @@ async function ingestSection(): Promise<string[]> {
     return [
       '### Ingest: POST /api/v1/ingest end to end, and the head-to-read lag of session-summaries',
       '',
-      `Over HTTP on 127.0.0.1 (node:http, keep-alive), the app as apps/api/src/server.ts composes the route, a real \`ingest.write\` key; the worker's projection runner applies session-summaries and llm-ledger meanwhile (${shape.projections === 'process' ? 'in a process of its own, as the worker runs it' : "in the bench's own process"}, batches of ${fmt(shape.projectionBatch)}). A session is 14 facts (start, 4 user messages, 4 LLM calls, 4 replies, end). Lag: from a response to the first applied batch covering the log head read right after it (llm-ledger: the last LLM call at or before it).`,
+      `Over HTTP on 127.0.0.1 (fetch), the app as apps/api/src/server.ts composes the route, a real \`ingest.write\` key; the worker's projection runner applies session-summaries and llm-ledger meanwhile (${shape.projections === 'process' ? 'in a process of its own, as the worker runs it' : "in the bench's own process"}, batches of ${fmt(shape.projectionBatch)}). A session is 14 facts (start, 4 user messages, 4 LLM calls, 4 replies, end). Lag: from a response to the first applied batch covering the log head read right after it (llm-ledger: the last LLM call at or before it).`,
       '',
       '| phase | clients | items per request | requests | facts/s | request p50 | request p99 | projections caught up after | CPU µs per fact: bench process / projections process / PostgreSQL for the API / for the projections |',
       '|---|---|---|---|---|---|---|---|---|',
