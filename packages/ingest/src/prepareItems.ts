@@ -218,8 +218,7 @@ export function prepareItems(
   scope: IngestScope,
   normaliseCallerNumber: (raw: string) => string,
 ): PreparedItem[] {
-  const context: Context = { scope, normaliseCallerNumber, seen: new Set(), once: true };
-  return items.map((raw, index) => prepareItem(raw, index, context));
+  return prepareAll(items, { scope, normaliseCallerNumber, seen: new Set(), once: true });
 }
 
 /** prepareItems checking every item's data twice (item schema, then event schema): the reference its tests compare with. */
@@ -228,6 +227,8 @@ export function prepareItemsCheckedTwice(
   scope: IngestScope,
   normaliseCallerNumber: (raw: string) => string,
 ): PreparedItem[] {
-  const context: Context = { scope, normaliseCallerNumber, seen: new Set(), once: false };
-  return items.map((raw, index) => prepareItem(raw, index, context));
+  return prepareAll(items, { scope, normaliseCallerNumber, seen: new Set(), once: false });
 }
+
+const prepareAll = (items: readonly unknown[], context: Context): PreparedItem[] =>
+  items.map((raw, index) => prepareItem(raw, index, context));
