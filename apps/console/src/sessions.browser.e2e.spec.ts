@@ -154,19 +154,24 @@ describe.skipIf(!hasChromium)('console: sessions (browser)', () => {
     await poll(() => bubbles.count()).toBeGreaterThanOrEqual(2);
     expect(await bubbles.first().textContent()).toMatch(/User|Agent|assistant/i);
 
-    // The waterfall: turns open, nested spans collapsed; expand one by mouse, then by keys.
+    // The waterfall: turns open, nested spans collapsed. Every turn has children (its decision at
+    // least; a tool call with its result only in some turns of the random seed), so a turn is the
+    // span to collapse by mouse, then open and close by keys.
     const waterfall = page.getByRole('table', { name: 'Trace waterfall' });
     await poll(() => waterfall.getByRole('row').count()).toBeGreaterThan(2);
     const rowsBefore = await waterfall.getByRole('row').count();
-    const expand = waterfall.getByRole('button', { name: /^Expand / }).first();
-    const name = ((await expand.getAttribute('aria-label')) ?? '').replace(/^Expand /, '');
-    expect(await expand.getAttribute('aria-expanded')).toBe('false');
-    await expand.click();
-    const collapse = waterfall.getByRole('button', { name: `Collapse ${name}` }).first();
-    await poll(() => collapse.getAttribute('aria-expanded')).toBe('true');
-    expect(await waterfall.getByRole('row').count()).toBeGreaterThan(rowsBefore);
+    const collapse = waterfall.getByRole('button', { name: /^Collapse / }).first();
+    const name = ((await collapse.getAttribute('aria-label')) ?? '').replace(/^Collapse /, '');
+    expect(await collapse.getAttribute('aria-expanded')).toBe('true');
+    await collapse.click();
+    const expand = waterfall.getByRole('button', { name: `Expand ${name}` }).first();
+    await poll(() => expand.getAttribute('aria-expanded')).toBe('false');
+    expect(await waterfall.getByRole('row').count()).toBeLessThan(rowsBefore);
     const spanButton = waterfall.getByRole('button', { name, exact: true }).first();
     await spanButton.focus();
+    await page.keyboard.press('ArrowRight');
+    await poll(() => spanButton.getAttribute('aria-expanded')).toBe('true');
+    expect(await waterfall.getByRole('row').count()).toBe(rowsBefore);
     await page.keyboard.press('ArrowLeft');
     await poll(() => spanButton.getAttribute('aria-expanded')).toBe('false');
     await page.keyboard.press('ArrowRight');
