@@ -9,6 +9,7 @@ import {
   UnknownEventTypeError,
   UnsupportedSchemaVersionError,
 } from './errors.js';
+import { compileFastParser, type FastParser, UNSURE } from './fastParse.js';
 
 /** An event of a type the catalog knows, upcast to the current version and validated. */
 export type KnownEvent<D extends EventDefinition> =
@@ -99,6 +100,17 @@ export function createCatalog<const Defs extends readonly EventDefinition[]>(
     byType.set(definition.type, definition);
   }
 
+  // Compiled on first use: most processes parse a few types only.
+  const fastParsers = new Map<EventDefinition, FastParser>();
+  const fastParserOf = (definition: EventDefinition): FastParser => {
+    let parser = fastParsers.get(definition);
+    if (!parser) {
+      parser = compileFastParser(definition.schema);
+      fastParsers.set(definition, parser);
+    }
+    return parser;
+  };
+
   const upcast: Upcast = (event) => {
     const definition = byType.get(event.type);
     if (definition === undefined || event.schemaVersion === definition.schemaVersion) return event;
@@ -146,20 +158,25 @@ export function createCatalog<const Defs extends readonly EventDefinition[]>(
         return { known: false, type, schemaVersion, data, recorded };
       }
       const current = upcast(recorded);
-      const result = definition.schema.safeParse(current.data);
-      if (!result.success) {
-        throw new InvalidEventDataError(
-          recorded.type,
-          current.schemaVersion,
-          issuesOf(result.error),
-          recorded.eventId,
-        );
+      // The fast path returns zod's own result or UNSURE (fastParse.ts); zod judges the rest.
+      let data = fastParserOf(definition)(current.data);
+      if (data === UNSURE) {
+        const result = definition.schema.safeParse(current.data);
+        if (!result.success) {
+          throw new InvalidEventDataError(
+            recorded.type,
+            current.schemaVersion,
+            issuesOf(result.error),
+            recorded.eventId,
+          );
+        }
+        data = result.data;
       }
       const parsed = {
         known: true,
         type: recorded.type,
         schemaVersion: current.schemaVersion,
-        data: result.data,
+        data,
         recorded: current,
       };
       return parsed as KnownEvent<D>;

@@ -57,7 +57,7 @@ const FAST_DEPTH = 64;
  * plain objects with enumerable string keys other than `__proto__`, at most FAST_DEPTH deep), as the
  * exact schema would return it; undefined for anything else, which the exact schema then judges.
  */
-function plainJsonCopy(value: unknown, depth: number): JsonValue | undefined {
+export function plainJsonCopy(value: unknown, depth: number): JsonValue | undefined {
   switch (typeof value) {
     case 'string':
     case 'boolean':
