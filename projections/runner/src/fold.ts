@@ -33,7 +33,26 @@ export function toJson(value: unknown): string {
 }
 
 export function keyString(table: CompiledTable, key: Row): string {
-  return toJson(table.primaryKey.map((c) => normalizeValue(key[c])));
+  return valuesKey(table.primaryKey, key);
+}
+
+/**
+ * toJson of the row's normalised values at `columns`, as an array. Strings, finite numbers,
+ * booleans and Dates (keys are nearly always these) are joined here without the intermediate
+ * array; the text is the same.
+ */
+function valuesKey(columns: readonly string[], row: Row): string {
+  let out = '[';
+  for (let i = 0; i < columns.length; i++) {
+    let value = row[columns[i] as string];
+    if (value instanceof Date) value = value.toISOString();
+    const t = typeof value;
+    if (t !== 'string' && !(t === 'number' && Number.isFinite(value)) && t !== 'boolean') {
+      return toJson(columns.map((c) => normalizeValue(row[c])));
+    }
+    out += i === 0 ? JSON.stringify(value) : `,${JSON.stringify(value)}`;
+  }
+  return `${out}]`;
 }
 
 function encodeRow(table: CompiledTable, row: Row): string {
@@ -196,7 +215,7 @@ function countGroups(
       }
       complete[column] = value;
     }
-    const key = toJson(rollup.table.primaryKey.map((c) => normalizeValue(complete[c])));
+    const key = valuesKey(rollup.table.primaryKey, complete);
     const delta = deltas.get(key);
     if (delta) delta.n += sign;
     else deltas.set(key, { group: complete, n: sign });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { defineProjection } from './defineProjection.js';
 import { ProjectionHandlerError } from './errors.js';
+import { keyString, normalizeValue, toJson } from './fold.js';
 import { chunks, recorded, tallySpec } from './spec/events.js';
 import { tallyProjection } from './spec/tallyProjection.js';
 import { emptyState, memoryRows, projectInMemory } from './testing/index.js';
@@ -98,5 +99,39 @@ describe('fold (pure)', () => {
     expect(memoryRows(projectInMemory(tallies, events), 'tallies')).toEqual([
       { stream: 's-a', count: 1, total: -4, last_type: 'Moved' },
     ]);
+  });
+});
+
+describe('keyString', () => {
+  const value = fc.oneof(
+    fc.string(),
+    fc.double(),
+    fc.integer(),
+    fc.boolean(),
+    fc.date({ noInvalidDate: false }),
+    fc.bigInt(),
+    fc.constantFrom(null, undefined, -0, Number.NaN, Infinity),
+    fc.jsonValue(),
+  );
+  const table = (columns: string[]) =>
+    ({ primaryKey: columns }) as unknown as Parameters<typeof keyString>[0];
+
+  it('is toJson of the normalised key values', () => {
+    fc.assert(
+      fc.property(fc.array(value, { minLength: 1, maxLength: 4 }), (values) => {
+        const columns = values.map((_, i) => `c${i}`);
+        const key = Object.fromEntries(values.map((v, i) => [`c${i}`, v]));
+        let reference: string | Error;
+        try {
+          reference = toJson(columns.map((c) => normalizeValue(key[c])));
+        } catch (err) {
+          reference = err as Error;
+        }
+        if (reference instanceof Error)
+          expect(() => keyString(table(columns), key)).toThrow(reference.constructor as never);
+        else expect(keyString(table(columns), key)).toBe(reference);
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });
