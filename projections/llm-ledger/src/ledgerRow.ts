@@ -31,8 +31,17 @@ export function ledgerEnvironment(environment: string | undefined): string | nul
   return environment === 'dev' ? 'development' : environment;
 }
 
+// Both tables' handlers size the same payload object (callOf parses an event once): size it once.
+const sizes = new WeakMap<object, number>();
+
 export function payloadBytes(payload: LlmCallRecordedData['payload']): number {
-  return payload === undefined ? 0 : Buffer.byteLength(JSON.stringify(payload), 'utf8');
+  if (payload === undefined) return 0;
+  let bytes = sizes.get(payload);
+  if (bytes === undefined) {
+    bytes = Buffer.byteLength(JSON.stringify(payload), 'utf8');
+    sizes.set(payload, bytes);
+  }
+  return bytes;
 }
 
 export function payloadStateOf(
