@@ -125,7 +125,10 @@ try {
     const load = loadavg()[0];
     const pgBefore = await backendTicks(pool);
     const cpuBefore = process.cpuUsage();
-    const r = await timeRebuild(pool, store, projection, () => {});
+    const t0 = performance.now();
+    const say = (line: string) =>
+      process.env.REBUILD_PROGRESS && console.log(((performance.now() - t0) / 1000).toFixed(2), line);
+    const r = await timeRebuild(pool, store, projection, say);
     const cpu = process.cpuUsage(cpuBefore);
     const pgTicks = (await backendTicks(pool)) - pgBefore;
     const perEvent = (us: number) => Math.round((us / r.events) * 10) / 10;
