@@ -14,13 +14,21 @@ export interface EventRow {
   schema_version: number;
   data: Record<string, unknown>;
   metadata: EventMetadata;
-  recorded_at: Date;
+  /** recorded_at in whole milliseconds since the epoch (what a Date holds). */
+  recorded_at_ms: number;
 }
 
-/** The select list of EventRow, for a query whose events table is aliased `e`. */
+/** `e.recorded_at` as whole milliseconds since the epoch (see EVENT_COLUMNS). */
+export const RECORDED_AT_MS = 'floor(extract(epoch from e.recorded_at) * 1000)::float8';
+
+/**
+ * The select list of EventRow, for a query whose events table is aliased `e`. recorded_at comes
+ * as milliseconds: the same Date as pg's text parse (which drops the microseconds), at a fraction
+ * of its cost (about 1 µs an event, a sixteenth of a rebuild's CPU per session event).
+ */
 export const EVENT_COLUMNS = `e.position::text as position, e.transaction_id::text as transaction_id,
   e.stream_id, e.stream_revision::text as stream_revision, e.event_id::text as event_id, e.type,
-  e.schema_version, e.data, e.metadata, e.recorded_at`;
+  e.schema_version, e.data, e.metadata, ${RECORDED_AT_MS} as recorded_at_ms`;
 
 export function positionOf(row: { position: string; transaction_id: string }): Position {
   return { commit: BigInt(row.transaction_id), prepare: BigInt(row.position) };
@@ -36,7 +44,7 @@ export function toRecordedEvent(row: EventRow, upcast: Upcast | undefined): Reco
     stream: row.stream_id,
     revision: BigInt(row.stream_revision),
     position: positionOf(row),
-    recordedAt: row.recorded_at,
+    recordedAt: new Date(row.recorded_at_ms),
   };
   return upcast ? upcast(event) : event;
 }
