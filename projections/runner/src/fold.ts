@@ -36,6 +36,15 @@ export function keyString(table: CompiledTable, key: Row): string {
   return valuesKey(table.primaryKey, key);
 }
 
+/** Whether JSON.stringify would only add quotes: no quote, backslash, control character or surrogate. */
+function plainString(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return false;
+  }
+  return true;
+}
+
 /**
  * toJson of the row's normalised values at `columns`, as an array. Strings, finite numbers,
  * booleans and Dates (keys are nearly always these) are joined here without the intermediate
@@ -44,13 +53,15 @@ export function keyString(table: CompiledTable, key: Row): string {
 function valuesKey(columns: readonly string[], row: Row): string {
   let out = '[';
   for (let i = 0; i < columns.length; i++) {
-    let value = row[columns[i] as string];
-    if (value instanceof Date) value = value.toISOString();
-    const t = typeof value;
-    if (t !== 'string' && !(t === 'number' && Number.isFinite(value)) && t !== 'boolean') {
-      return toJson(columns.map((c) => normalizeValue(row[c])));
-    }
-    out += i === 0 ? JSON.stringify(value) : `,${JSON.stringify(value)}`;
+    const value = row[columns[i] as string];
+    let text: string;
+    if (typeof value === 'string') text = plainString(value) ? `"${value}"` : JSON.stringify(value);
+    // An ISO date has nothing to escape.
+    else if (value instanceof Date) text = `"${value.toISOString()}"`;
+    else if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean')
+      text = String(value);
+    else return toJson(columns.map((c) => normalizeValue(row[c])));
+    out += i === 0 ? text : `,${text}`;
   }
   return `${out}]`;
 }

@@ -105,6 +105,8 @@ describe('fold (pure)', () => {
 describe('keyString', () => {
   const value = fc.oneof(
     fc.string(),
+    fc.string({ unit: 'binary' }),
+    fc.constantFrom('"', '\\', '\u0000', '\u001f', '\ud800', '\udfff', '😀', 'a"b', 'é'),
     fc.double(),
     fc.integer(),
     fc.boolean(),
