@@ -56,10 +56,11 @@ export function payloadStateOf(
 export function ledgerRow(call: LlmCallRecordedData, event: RecordedEvent) {
   const bytes = payloadBytes(call.payload);
   const state = payloadStateOf(call.payload, bytes);
+  // The spread first: a literal that starts with one clones its source's shape in one step.
   return {
+    ...llmCallRowValues(call, event.eventId),
     project_id: call.projectId,
     id: ledgerId(call),
-    ...llmCallRowValues(call, event.eventId),
     session_id: call.sessionId ?? null,
     model: call.model ?? UNKNOWN,
     provider: call.provider ?? UNKNOWN,
