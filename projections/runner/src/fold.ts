@@ -1,4 +1,5 @@
 import { comparePositions, type Position, type RecordedEvent } from '@parley/eventstore';
+import { completeRow } from './completeRow.js';
 import type { CompiledRollup, CompiledTable, Projection, Row } from './defineProjection.js';
 import { ProjectionHandlerError } from './errors.js';
 
@@ -285,7 +286,7 @@ export function foldBatch(
         }
         continue;
       }
-      const out = completeRow(projection.name, table, slot);
+      const out = completeRow(projection.name, table, slot.key, slot.row, slot.lastEvent);
       // A new row is always written; only an existing one is compared (a rebuild's rows are new).
       if (slot.initial === undefined) {
         changes.inserts.push(out);
@@ -300,44 +301,4 @@ export function foldBatch(
       changes.rollupDeltas.push([...rollupDeltas.values()].filter((d) => d.n !== 0));
     return changes;
   });
-}
-
-const keyColumnFlags = new WeakMap<CompiledTable, readonly boolean[]>();
-
-/** Per column of the table: whether it is a primary-key column. */
-function keyColumns(table: CompiledTable): readonly boolean[] {
-  let flags = keyColumnFlags.get(table);
-  if (!flags) {
-    flags = table.columns.map((c) => table.primaryKey.includes(c.name));
-    keyColumnFlags.set(table, flags);
-  }
-  return flags;
-}
-
-function completeRow(projection: string, table: CompiledTable, slot: Slot): Row {
-  const row = slot.row ?? {};
-  if (typeof row !== 'object') {
-    const err = new TypeError('evolve() must return a row object or undefined');
-    throw new ProjectionHandlerError(projection, table.logical, 'row', slot.lastEvent, err);
-  }
-  const out: Row = {};
-  const inKey = keyColumns(table);
-  for (let c = 0; c < table.columns.length; c++) {
-    const column = table.columns[c] as CompiledTable['columns'][number];
-    const value = inKey[c] ? slot.key[column.name] : row[column.name];
-    if (value === undefined || value === null) {
-      if (!column.nullable) {
-        const err = new TypeError(`column ${column.name} is ${String(value)} but not nullable`);
-        throw new ProjectionHandlerError(projection, table.logical, 'row', slot.lastEvent, err);
-      }
-      out[column.name] = null;
-      continue;
-    }
-    if (typeof value === 'number' && !Number.isFinite(value)) {
-      const err = new TypeError(`column ${column.name} is ${value}`);
-      throw new ProjectionHandlerError(projection, table.logical, 'row', slot.lastEvent, err);
-    }
-    out[column.name] = value;
-  }
-  return out;
 }
