@@ -1,6 +1,6 @@
 import type { EventStore, Position } from '@parley/eventstore';
-import { isConnectionError, type Logger, type Pool, withTransaction } from '@parley/platform';
-import { applyBatch } from './applyBatch.js';
+import { isConnectionError, type Logger, type Pool } from '@parley/platform';
+import { applyLiveBatch } from './applyLiveBatch.js';
 import type { Projection } from './defineProjection.js';
 import { ensureProjection } from './ensureProjection.js';
 import { CheckpointConflictError, ProjectionHandlerError } from './errors.js';
@@ -177,9 +177,7 @@ async function runGeneration(
       woken = true;
       const started = performance.now();
       const target = { generation, status: 'live' as const, checkpoint };
-      const result = await withTransaction(ctx.pool, (client) =>
-        applyBatch(client, projection, target, events),
-      );
+      const result = await applyLiveBatch(ctx.pool, projection, target, events);
       checkpoint = result.checkpoint;
       ctx.waker.poke();
       backoff = ctx.backoff.initialMs;
