@@ -169,7 +169,7 @@ async function runGeneration(
       if (events.length === 0) {
         if (!(await stillLive())) return;
         recheck = woken ? 1 : recheck > 0 ? recheck + 1 : 0;
-        woken = await ctx.waker.wait(idleWait(ctx, recheck), seq);
+        woken = await ctx.waker.wait(idleWait(ctx, recheck), seq, recheck > 0);
         continue;
       }
       // The log grew: if the next read finds nothing, a later append may still be held back.

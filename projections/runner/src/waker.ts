@@ -7,13 +7,13 @@ export interface Waker {
   readonly seq: number;
   /**
    * Resolves on the next wake-up after `seq` (true), after `ms` or at close (false), whichever
-   * comes first.
+   * comes first; with `rechecking` (the last wake-up's read found nothing), also at the next poke.
    */
-  wait(ms: number, seq: number): Promise<boolean>;
+  wait(ms: number, seq: number, rechecking?: boolean): Promise<boolean>;
   /**
    * A loop of this runner committed a batch. Its transaction held back every append that started
-   * after it (docs/log.md: readable once no older transaction is open), and those appends' own
-   * wake-ups may have found nothing readable: the other loops read again.
+   * after it (docs/log.md: readable once no older transaction is open), so a wake-up whose read
+   * found nothing may find it now: the loops waiting to re-check read again.
    */
   poke(): void;
   close(): Promise<void>;
@@ -30,12 +30,14 @@ export function createWaker(store: EventStore, logger: Logger, stop: AbortSignal
   let seq = 0;
   let closed = false;
   const waiters = new Set<() => void>();
+  const recheckers = new Set<() => void>();
   const abort = new AbortController();
   const end = (): void => {
     closed = true;
     abort.abort();
-    for (const resolve of waiters) resolve();
+    for (const resolve of [...waiters, ...recheckers]) resolve();
     waiters.clear();
+    recheckers.clear();
   };
   if (stop.aborted) end();
   else stop.addEventListener('abort', end, { once: true });
@@ -44,6 +46,10 @@ export function createWaker(store: EventStore, logger: Logger, stop: AbortSignal
     seq += 1;
     for (const resolve of waiters) resolve();
     waiters.clear();
+  };
+  const poke = (): void => {
+    for (const resolve of recheckers) resolve();
+    recheckers.clear();
   };
 
   const wakeups = store.wakeups?.();
@@ -55,21 +61,25 @@ export function createWaker(store: EventStore, logger: Logger, stop: AbortSignal
     get seq() {
       return seq;
     },
-    wait(ms, since) {
+    wait(ms, since, rechecking = false) {
       if (closed) return Promise.resolve(false);
       if (seq !== since) return Promise.resolve(true);
       return new Promise<boolean>((resolve) => {
         const done = (woken: boolean) => {
           clearTimeout(timer);
           waiters.delete(onWake);
+          recheckers.delete(onPoke);
           resolve(woken);
         };
         const onWake = () => done(!closed);
+        // A poke is not a wake-up of the log: if its read finds nothing, the backoff goes on.
+        const onPoke = () => done(false);
         const timer = setTimeout(() => done(false), ms);
         waiters.add(onWake);
+        if (rechecking) recheckers.add(onPoke);
       });
     },
-    poke: notify,
+    poke,
     async close() {
       end();
       await pump;
