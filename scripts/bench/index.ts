@@ -7,7 +7,7 @@
  * BENCH_SECONDS, BENCH_REBUILD_EVENTS, BENCH_BATCH, the BENCH_QUERY_*, BENCH_LEDGER_EVENTS,
  * BENCH_API_*, BENCH_INGEST_*, BENCH_CHAT_*, BENCH_CHANNELS_*, BENCH_HTTP_ASYNC_* ones (_SECONDS, _CLIENTS,
  * _RATE, _TEAM, _POLL_SECONDS, _DOWN_SECONDS, _SCHEDULE), BENCH_TRACES_EXPORT_ROWS, and BENCH_ONLY (one section or a comma-separated list: `append` (BENCH_APPEND_WRITERS, default 1,8,32), `peer-read` (BENCH_PEER_READ_EVENTS), `rebuild-sessions` (BENCH_REBUILD_SESSION_EVENTS, BENCH_REBUILD_INGEST_RATE),
- * `rebuild`, `lag`, `queries`, `rebuild-ledger`, `ledger-stats` (only when named; BENCH_LEDGER_STATS_RUNS), `api`, `ingest` (BENCH_INGEST_PROJECTIONS=process|inline, BENCH_INGEST_PROJECTION_BATCH: see ./ingestRunner.ts), `chat`, `tool-turn` (BENCH_TOOL_TURNS), `traces-export`, `channels`,
+ * `rebuild`, `lag`, `queries`, `rebuild-ledger`, `ledger-stats` (only when named; BENCH_LEDGER_STATS_RUNS), `api`, `ingest` (BENCH_INGEST_PROJECTIONS=process|inline, BENCH_INGEST_PROJECTION_BATCH: see ./ingestRunner.ts; BENCH_INGEST_TRACE=<file>: the projections process writes a line per applied batch, `ms projection events transaction-ms`; BENCH_INGEST_CPU_PROF=<dir>: a CPU profile of it), `chat`, `tool-turn` (BENCH_TOOL_TURNS), `traces-export`, `channels`,
  * `http-async`, `nats`, `voice` (both voice sections), `voice-pipeline` (BENCH_VOICE_UTTERANCES, BENCH_VOICE_PER_CALL, BENCH_VOICE_LATENCY_TARGET_MS) or `voice-realtime` (BENCH_VOICE_REALTIME_UTTERANCES, BENCH_VOICE_REALTIME_MODEL_MS); the NATS relay's section uses NATS_URL, default nats://127.0.0.1:4222, and
  * BENCH_NATS_EVENTS, BENCH_NATS_SECONDS). BENCH_SQL_HISTOGRAM=1 also prints, for each phase metered per
  * request, its SQL statements counted by text (stats.ts meterProcess). Results go to stdout as Markdown, progress to stderr.
@@ -332,7 +332,7 @@ async function apiSection(): Promise<string[]> {
   }
 }
 
-function cpuPerFact(t: IngestBenchResult['throughput']): string {
+function cpuPerFact(t: Pick<IngestBenchResult['throughput'], 'cpu' | 'factsPerSecond' | 'seconds'>): string {
   const facts = t.factsPerSecond * t.seconds;
   const us = (ms: number | null) => (ms === null ? '–' : ((ms * 1000) / facts).toFixed(1));
   return [t.cpu.benchMs, t.cpu.projectionsMs, t.cpu.postgresMs, t.cpu.postgresProjectionsMs]
@@ -372,10 +372,10 @@ async function ingestSection(): Promise<string[]> {
       '|---|---|---|---|---|---|---|---|---|',
       `| as fast as answered | ${t.clients} | ${t.batch} | ${fmt(t.requests)} | ${fmt(t.factsPerSecond)} | ${ms(t.request.p50)} | ${ms(t.request.p99)} | ${t.catchUpSeconds.toFixed(1)} s | ${cpuPerFact(t)} |`,
       '',
-      '| steady ingest | seconds | facts/s | batches | projection | lag p50 | lag p99 | lag max | target p99 |',
-      '|---|---|---|---|---|---|---|---|---|',
-      `| ${l.clients} clients x ${l.batch} items every ${l.intervalMs} ms | ${l.seconds.toFixed(0)} | ${fmt(l.factsPerSecond)} | ${fmt(l.lag.runs)} | session-summaries | ${ms(l.lag.p50)} | ${ms(l.lag.p99)} | ${ms(l.lag.max)} | < 250 ms |`,
-      `| | | | ${fmt(l.ledgerLag.runs)} | llm-ledger | ${ms(l.ledgerLag.p50)} | ${ms(l.ledgerLag.p99)} | ${ms(l.ledgerLag.max)} | < 250 ms |`,
+      '| steady ingest | seconds | facts/s | batches | projection | lag p50 | lag p99 | lag max | target p99 | CPU µs per fact (as above) | load average at start, end |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
+      `| ${l.clients} clients x ${l.batch} items every ${l.intervalMs} ms | ${l.seconds.toFixed(0)} | ${fmt(l.factsPerSecond)} | ${fmt(l.lag.runs)} | session-summaries | ${ms(l.lag.p50)} | ${ms(l.lag.p99)} | ${ms(l.lag.max)} | < 250 ms | ${cpuPerFact(l)} | ${l.load.map((n) => n.toFixed(1)).join(', ')} |`,
+      `| | | | ${fmt(l.ledgerLag.runs)} | llm-ledger | ${ms(l.ledgerLag.p50)} | ${ms(l.ledgerLag.p99)} | ${ms(l.ledgerLag.max)} | < 250 ms | | |`,
       '',
     ];
   } finally {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
 import { storedCallerNumberKey } from '@parley/analytics';
 import { buildApp } from '@parley/api';
 import { authMigrations, createAuthStore } from '@parley/auth';
@@ -44,6 +45,10 @@ export interface IngestBenchResult {
     lag: Latency;
     /** llm-ledger (LlmCallRecorded only): to the last LLM call at or before the head. */
     ledgerLag: Latency;
+    /** CPU time of the phase and its drain, per component (as the throughput phase's). */
+    cpu: CpuUse;
+    /** Load average (1 min) at the phase's start and end: other processes share the cores. */
+    load: [number, number];
   };
 }
 
@@ -255,6 +260,8 @@ export async function benchIngest(
     );
     measuring = true;
     facts = 0;
+    const loadAtStart = loadavg()[0] ?? 0;
+    const lagMeter = await startCpuMeter(pool, runner.cpuMs);
     started = performance.now();
     deadline = started + options.lagSeconds * 1000;
     await Promise.all(
@@ -270,9 +277,11 @@ export async function benchIngest(
       }),
     );
     const lagSeconds = (performance.now() - started) / 1000;
+    await lagMeter.phaseEnded();
     const drain = performance.now() + 60_000;
     while (waiting() > 0 && performance.now() < drain) await new Promise((r) => setTimeout(r, 20));
     if (waiting() > 0) progress(`  ingest lag: ${waiting()} responses not projected within 60 s of the end`);
+    const lagCpu = await lagMeter.finish();
     return {
       throughput,
       lag: {
@@ -283,6 +292,8 @@ export async function benchIngest(
         factsPerSecond: facts / lagSeconds,
         lag: latencyOf(lags.get(sessionSummariesProjection.name) ?? []),
         ledgerLag: latencyOf(lags.get(llmLedgerProjection.name) ?? []),
+        cpu: lagCpu,
+        load: [loadAtStart, loadavg()[0] ?? 0],
       },
     };
   } finally {

@@ -32,19 +32,22 @@ const pool = createPool({
   max: 10,
   applicationName: PROJECTIONS_APPLICATION,
 });
+const trace: string[] | undefined = process.env.BENCH_INGEST_TRACE ? [] : undefined;
 const store = createPostgresEventStore({ pool, connectionString, upcast });
 const runner = createProjectionRunner({
   pool,
   store,
   projections: [sessionSummariesProjection, llmLedgerProjection],
   batchSize: Number(batchSize),
-  onBatchApplied: ({ projection, checkpoint }) =>
+  onBatchApplied: ({ projection, checkpoint, events, durationMs }) => {
+    if (trace) trace.push(`${performance.now().toFixed(1)} ${projection} ${events} ${durationMs.toFixed(1)}`);
     send({
       kind: 'applied',
       projection,
       commit: checkpoint.commit.toString(),
       prepare: checkpoint.prepare.toString(),
-    }),
+    });
+  },
 });
 process.on('message', (message) => {
   if (message === 'cpu') {
@@ -56,6 +59,8 @@ process.on('message', (message) => {
     await runner.stop();
     await store.close();
     await pool.end();
+    if (trace)
+      (await import('node:fs')).writeFileSync(process.env.BENCH_INGEST_TRACE as string, trace.join('\n'));
     process.disconnect();
   })();
 });

@@ -61,6 +61,15 @@ async function startProcess(
     [connectionString, String(batchSize)],
     {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      ...(process.env.BENCH_INGEST_CPU_PROF
+        ? {
+            execArgv: [
+              ...process.execArgv,
+              '--cpu-prof',
+              `--cpu-prof-dir=${process.env.BENCH_INGEST_CPU_PROF}`,
+            ],
+          }
+        : {}),
     },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

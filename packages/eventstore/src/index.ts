@@ -30,6 +30,7 @@ export {
   type ExpectedRevision,
   formatPosition,
   type LogHead,
+  type LogWakeups,
   type Position,
   parsePosition,
   type ReadAllOptions,

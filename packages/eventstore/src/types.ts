@@ -62,6 +62,17 @@ export interface LogHead {
   recordedAt: Date;
 }
 
+/**
+ * Bare wake-ups of a store's log: no events, only "the log may have grown, read again". A lost or
+ * extra one costs latency, never events: readers always re-read the log after their checkpoint.
+ */
+export interface LogWakeups {
+  /** Bumped by every wake-up; a reader notes it before reading and waits with it. */
+  generation(): number;
+  /** Resolves at the first wake-up after `seen`, after `ms`, or on abort. */
+  wait(seen: number, ms: number, signal: AbortSignal): Promise<'woken' | 'timeout' | 'aborted'>;
+}
+
 export interface EventStore {
   append(stream: string, events: readonly EventToAppend[], options?: AppendOptions): Promise<AppendResult>;
   readStream(stream: string, options?: ReadStreamOptions): AsyncIterable<RecordedEvent>;
@@ -81,6 +92,12 @@ export interface EventStore {
     eventTypes: readonly string[] | undefined,
     cap: number,
   ): Promise<number>;
+  /**
+   * The store's wake-ups without reading the log, where it has them (PostgreSQL: its appends and
+   * LISTEN; listening starts with the first call). Without it a reader learns of appends from a
+   * subscribeAll. A wake-up may come before the events are readable (docs/log.md): re-check soon.
+   */
+  wakeups?(): LogWakeups;
   close(): Promise<void>;
 }
 

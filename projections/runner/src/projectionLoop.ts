@@ -1,6 +1,6 @@
 import type { EventStore, Position } from '@parley/eventstore';
-import { isConnectionError, type Logger, type Pool, withTransaction } from '@parley/platform';
-import { applyBatch } from './applyBatch.js';
+import { isConnectionError, type Logger, type Pool } from '@parley/platform';
+import { applyLiveBatch } from './applyLiveBatch.js';
 import type { Projection } from './defineProjection.js';
 import { ensureProjection } from './ensureProjection.js';
 import { CheckpointConflictError, ProjectionHandlerError } from './errors.js';
@@ -47,6 +47,19 @@ export interface LoopContext {
  * within moments of the database's return, not after a backoff grown during a long outage.
  */
 const CONNECTION_RETRY_MAX_MS = 1_000;
+
+/**
+ * After a wake-up whose read found nothing, the next read comes this soon, then twice as late each
+ * time (up to the poll interval): the append that woke the loop may not be readable yet, held back
+ * by an older transaction still open elsewhere in the cluster (docs/log.md), which sends no wake-up
+ * when it ends.
+ */
+const FIRST_RECHECK_MS = 25;
+
+/** How long an idle loop waits before reading again: soon after a wake-up that found nothing. */
+function idleWait(ctx: LoopContext, recheck: number): number {
+  return recheck > 0 ? Math.min(ctx.pollIntervalMs, FIRST_RECHECK_MS * 2 ** recheck) : ctx.pollIntervalMs;
+}
 
 /** The wait before the next attempt after `err`, and the backoff after that one. */
 function afterFailure(ctx: LoopContext, backoff: number, err: unknown): { waitMs: number; next: number } {
@@ -133,6 +146,9 @@ async function runGeneration(
   let backoff = ctx.backoff.initialMs;
   let streak = 0;
   let failed = false;
+  // Rechecks since the last wake-up (or batch) whose next read found nothing (0: none pending).
+  let recheck = 0;
+  let woken = false;
   const stillLive = async () => (await generationStatus(ctx.pool, name, generation)) === 'live';
   const readOptions = {
     maxCount: ctx.batchSize,
@@ -152,15 +168,18 @@ async function runGeneration(
       const events = await ctx.store.readAll({ ...readOptions, after: checkpoint });
       if (events.length === 0) {
         if (!(await stillLive())) return;
-        await ctx.waker.wait(ctx.pollIntervalMs, seq);
+        recheck = woken ? 1 : recheck > 0 ? recheck + 1 : 0;
+        woken = await ctx.waker.wait(idleWait(ctx, recheck), seq, recheck > 0);
         continue;
       }
+      // The log grew: if the next read finds nothing, a later append may still be held back.
+      recheck = 0;
+      woken = true;
       const started = performance.now();
       const target = { generation, status: 'live' as const, checkpoint };
-      const result = await withTransaction(ctx.pool, (client) =>
-        applyBatch(client, projection, target, events),
-      );
+      const result = await applyLiveBatch(ctx.pool, projection, target, events);
       checkpoint = result.checkpoint;
+      ctx.waker.poke();
       backoff = ctx.backoff.initialMs;
       streak = 0;
       const durationMs = performance.now() - started;

@@ -208,6 +208,11 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
       return readHead(pool, options);
     },
 
+    wakeups() {
+      wakeups.listen();
+      return wakeups;
+    },
+
     async countAfter(after, eventTypes, cap) {
       await ready();
       return countRowsAfter(pool, after, eventTypes, cap);

@@ -127,4 +127,21 @@ describe('wake-ups', () => {
       await local.close();
     }
   });
+
+  it('come bare from store.wakeups(): an append of another store wakes a waiter, without a read', async () => {
+    const reader = createPostgresEventStore({ pool: db.pool, connectionString: db.url });
+    try {
+      const wakeups = reader.wakeups?.();
+      expect(wakeups).toBeDefined();
+      if (!wakeups) return;
+      await eventually(listeners, (pids) => pids.length >= 1);
+      const seen = wakeups.generation();
+      const woken = wakeups.wait(seen, 10_000, new AbortController().signal);
+      await writer.append(uniqueName('bare'), makeEvents(1, uniqueType('Bare')));
+      expect(await woken).toBe('woken');
+      expect(wakeups.generation()).not.toBe(seen);
+    } finally {
+      await reader.close();
+    }
+  });
 });
