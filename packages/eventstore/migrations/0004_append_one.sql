@@ -42,14 +42,21 @@ declare
   v_first bigint;
   v_inserted bigint;
   v_position bigint;
+  v_created boolean;
 begin
   if p_expected = 'any' then
+    -- No pg_current_xact_id() in VALUES: they are evaluated before the conflict check, and an id
+    -- taken before waiting for the row would be older than the appenders that get the row first
+    -- (each of them then refuses this one). A new row gets '0', then this transaction's id below.
     insert into streams as s (stream_id, revision, last_transaction_id)
-      values (p_stream, v_count - 1, pg_current_xact_id())
+      values (p_stream, v_count - 1, '0')
       on conflict (stream_id) do update set revision = s.revision + v_count,
         last_transaction_id = case when s.last_transaction_id > pg_current_xact_id()
           then parley_append_order_conflict(p_stream) else pg_current_xact_id() end
-      returning s.revision into v_revision;
+      returning s.revision, s.last_transaction_id = '0' into v_revision, v_created;
+    if v_created then
+      update streams set last_transaction_id = pg_current_xact_id() where stream_id = p_stream;
+    end if;
   elsif p_expected = 'no_stream' then
     insert into streams as s (stream_id, revision, last_transaction_id)
       values (p_stream, v_count - 1, pg_current_xact_id())

@@ -50,10 +50,11 @@ const APPEND_CALL =
 
 type AppendRow = { next_revision: string; last_position: string | null; xact_id: string };
 
-/** A batch of one: one plain statement (./appendOne.ts); more: one call of parley_append. */
+/** A batch of one: one plain statement (./appendOne.ts) unless `'any'`; else one call of parley_append. */
 function callFor(stream: string, events: readonly EventToAppend[], expected: ExpectedRevision) {
   const [only] = events;
-  if (events.length === 1 && only !== undefined) return appendOneQuery(stream, only, expected);
+  const one = events.length === 1 && only !== undefined ? appendOneQuery(stream, only, expected) : undefined;
+  if (one !== undefined) return one;
   return {
     name: 'parley_append',
     text: APPEND_CALL,

@@ -20,9 +20,6 @@ const TAKE_BY_KIND = {
     where s.stream_id = $1 returning s.revision`,
   no_stream: `insert into streams as s (stream_id, revision, last_transaction_id) values ($1, 0, pg_current_xact_id())
     on conflict (stream_id) do nothing returning s.revision`,
-  any: `insert into streams as s (stream_id, revision, last_transaction_id) values ($1, 0, pg_current_xact_id())
-    on conflict (stream_id) do update set revision = s.revision + 1, last_transaction_id = ${GUARDED_TRANSACTION}
-    returning s.revision`,
 } as const;
 
 type TakeKind = keyof typeof TAKE_BY_KIND;
@@ -40,11 +37,18 @@ const STATEMENTS = {
   revision: statement('revision'),
   stream_exists: statement('stream_exists'),
   no_stream: statement('no_stream'),
-  any: statement('any'),
 } as const;
 
-/** The query config of a one-event append; no row back: the expected revision was refused. */
+/**
+ * The query config of a one-event append (no row back: the expected revision was refused), or
+ * undefined for `'any'`, which stays a call of parley_append: its row is taken by an `insert …
+ * on conflict do update`, whose values are computed before the conflict check, so this statement
+ * would take its transaction id before waiting for the row; appenders that get the row first, with
+ * newer ids, would then refuse it (the order guard) again and again under contention. The function
+ * takes the id after the wait. A refusal of `'no_stream'` needs no order, so its early id is harmless.
+ */
 export function appendOneQuery(stream: string, event: EventToAppend, expected: ExpectedRevision) {
+  if (expected === 'any') return undefined;
   const values: unknown[] = [
     stream,
     event.eventId,
