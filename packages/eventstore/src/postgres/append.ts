@@ -7,6 +7,7 @@ import {
   type ExpectedRevision,
   WrongExpectedVersionError,
 } from '../types.js';
+import { appendOneQuery } from './appendOne.js';
 
 export type Queryable = Pool | PoolClient;
 
@@ -47,6 +48,20 @@ export type AppendAttempt =
 const APPEND_CALL =
   'select next_revision::text, last_position::text, xact_id::text from parley_append($1, $2, $3)';
 
+type AppendRow = { next_revision: string; last_position: string | null; xact_id: string };
+
+/** A batch of one: one plain statement (./appendOne.ts) unless `'any'`; else one call of parley_append. */
+function callFor(stream: string, events: readonly EventToAppend[], expected: ExpectedRevision) {
+  const [only] = events;
+  const one = events.length === 1 && only !== undefined ? appendOneQuery(stream, only, expected) : undefined;
+  if (one !== undefined) return one;
+  return {
+    name: 'parley_append',
+    text: APPEND_CALL,
+    values: [stream, String(expected), eventsPayload(events)],
+  };
+}
+
 function isEventIdViolation(err: unknown): boolean {
   const e = err as { code?: unknown; constraint?: unknown } | null;
   return e?.code === '23505' && e.constraint === 'events_event_id_key';
@@ -81,15 +96,9 @@ export async function tryAppend(
   events: readonly EventToAppend[],
   expected: ExpectedRevision,
 ): Promise<AppendAttempt> {
-  const payload = eventsPayload(events);
-  let row: { next_revision: string; last_position: string | null; xact_id: string } | undefined;
+  let row: AppendRow | undefined;
   try {
-    const res = await db.query({
-      name: 'parley_append',
-      text: APPEND_CALL,
-      values: [stream, String(expected), payload],
-    });
-    row = res.rows[0];
+    row = (await db.query<AppendRow>(callFor(stream, events, expected))).rows[0];
   } catch (err) {
     if (isEventIdViolation(err)) return { kind: 'duplicate_event_id' };
     if (isOrderConflict(err)) return { kind: 'order_conflict' };

@@ -7,11 +7,13 @@ import { comparePositions, type RecordedEvent } from '../types.js';
 import { createPostgresEventStore, type PostgresEventStore } from './createPostgresEventStore.js';
 
 /**
- * The one-round-trip append (parley_append, migrations/0002) rests on one claim about PostgreSQL:
+ * The one-round-trip append (parley_append, migrations/0002) rested on one claim about PostgreSQL:
  * under READ COMMITTED, each statement of a VOLATILE PL/pgSQL function takes a new snapshot, so a
  * statement that runs after waiting for the stream row's lock sees the commit of the transaction
- * that held it. These tests check that claim against the real database, then the function itself
- * under concurrent appenders to one stream.
+ * that held it. These tests check that claim against the real database (since migration 0004 the
+ * order guard reads the stream row instead, which needs no new snapshot: docs/log.md), then both
+ * forms of the append (one event: one plain statement; several: parley_append) under concurrent
+ * appenders to one stream.
  */
 let db: TestDatabase;
 let store: PostgresEventStore;
@@ -88,71 +90,84 @@ describe('READ COMMITTED snapshots inside a PL/pgSQL function', () => {
     expect((await oneStatement).rows[0]!.n).toBe('2'); // not 3: the second holder's event is missed
   });
 
-  it('parley_append waiting on the stream row inserts after the holder’s event, in commit order', async () => {
-    const type = uniqueType('Waited');
-    const stream = uniqueName('waited');
-    await store.append(stream, makeEvents(1, type));
-    const holder = await holdStreamRow(stream, type);
-    const waiter = store.append(stream, makeEvents(1, type), { expectedRevision: 'stream_exists' });
-    await untilWaitingOnLock('parley_append');
-    await holder.commit();
-    const result = await waiter;
-    expect(result.nextRevision).toBe(2n);
-    const rows = await db.pool.query<{ r: string }>(
-      `select stream_revision::text as r from events where stream_id = $1 order by transaction_id, position`,
-      [stream],
-    );
-    expect(rows.rows.map((r) => r.r)).toEqual(['0', '1', '2']);
-  });
+  // One event: the plain statement (its text names parley_append_order_conflict); three: parley_append.
+  it.each([1, 3])(
+    'an append of %i event(s) waiting on the stream row inserts after the holder’s event, in commit order',
+    async (size) => {
+      const type = uniqueType('Waited');
+      const stream = uniqueName('waited');
+      await store.append(stream, makeEvents(1, type));
+      const holder = await holdStreamRow(stream, type);
+      const waiter = store.append(stream, makeEvents(size, type), { expectedRevision: 'stream_exists' });
+      await untilWaitingOnLock('parley_append');
+      await holder.commit();
+      const result = await waiter;
+      expect(result.nextRevision).toBe(BigInt(1 + size));
+      const rows = await db.pool.query<{ r: string }>(
+        `select stream_revision::text as r from events where stream_id = $1 order by transaction_id, position`,
+        [stream],
+      );
+      expect(rows.rows.map((r) => r.r)).toEqual(Array.from({ length: 2 + size }, (_, i) => String(i)));
+    },
+  );
 });
 
-describe('parley_append under concurrent appenders to one stream', () => {
-  it('no gaps, no duplicate revisions, log order = revision order, a follower reads each event once', async () => {
-    const type = uniqueType('Contended');
-    const stream = uniqueName('contended');
-    const writers = 12;
-    const perWriter = 25;
-    const total = writers * perWriter;
-    const follower = openSubscription(store, { eventTypes: [type], batchSize: 7 });
-    const appended: bigint[] = [];
-    await Promise.all(
-      Array.from({ length: writers }, async (_, w) => {
-        for (let i = 0; i < perWriter; i++) {
-          // Half the writers retry an exact expected revision, the others append with 'any'.
-          if (w % 2 === 0) {
-            appended.push((await store.append(stream, makeEvents(1, type))).nextRevision);
-            continue;
-          }
-          for (;;) {
-            const current = await db.pool.query<{ r: string }>(
-              'select revision::text as r from streams where stream_id = $1',
-              [stream],
-            );
-            const expected = current.rows[0] ? BigInt(current.rows[0].r) : ('no_stream' as const);
-            try {
+describe('appends under concurrent appenders to one stream', () => {
+  // One event per append (the plain statement), then two (parley_append).
+  it.each([1, 2])(
+    'no gaps, no duplicate revisions, log order = revision order, a follower reads each event once (%i per append)',
+    async (size) => {
+      const type = uniqueType('Contended');
+      const stream = uniqueName('contended');
+      const writers = 12;
+      const perWriter = 25;
+      const total = writers * perWriter * size;
+      const revisionsOf = (next: bigint) =>
+        Array.from({ length: size }, (_, i) => next - BigInt(size - 1 - i));
+      const follower = openSubscription(store, { eventTypes: [type], batchSize: 7 });
+      const appended: bigint[] = [];
+      await Promise.all(
+        Array.from({ length: writers }, async (_, w) => {
+          for (let i = 0; i < perWriter; i++) {
+            // Half the writers retry an exact expected revision, the others append with 'any'.
+            if (w % 2 === 0) {
               appended.push(
-                (await store.append(stream, makeEvents(1, type), { expectedRevision: expected }))
-                  .nextRevision,
+                ...revisionsOf((await store.append(stream, makeEvents(size, type))).nextRevision),
               );
-              break;
-            } catch (err) {
-              if ((err as Error).name !== 'WrongExpectedVersionError') throw err;
+              continue;
+            }
+            for (;;) {
+              const current = await db.pool.query<{ r: string }>(
+                'select revision::text as r from streams where stream_id = $1',
+                [stream],
+              );
+              const expected = current.rows[0] ? BigInt(current.rows[0].r) : ('no_stream' as const);
+              try {
+                const result = await store.append(stream, makeEvents(size, type), {
+                  expectedRevision: expected,
+                });
+                appended.push(...revisionsOf(result.nextRevision));
+                break;
+              } catch (err) {
+                if ((err as Error).name !== 'WrongExpectedVersionError') throw err;
+              }
             }
           }
-        }
-      }),
-    );
-    const sorted = [...appended].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-    expect(sorted).toEqual(Array.from({ length: total }, (_, i) => BigInt(i)));
+        }),
+      );
+      const sorted = [...appended].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      expect(sorted).toEqual(Array.from({ length: total }, (_, i) => BigInt(i)));
 
-    const read: RecordedEvent[] = await follower.take(total, 20_000);
-    follower.controller.abort();
-    expect(read.map((e) => e.revision)).toEqual(Array.from({ length: total }, (_, i) => BigInt(i)));
-    expect(new Set(read.map((e) => e.eventId)).size).toBe(total);
-    for (let i = 1; i < read.length; i++) {
-      expect(comparePositions(read[i - 1]!.position, read[i]!.position)).toBe(-1);
-    }
-  }, 60_000);
+      const read: RecordedEvent[] = await follower.take(total, 20_000);
+      follower.controller.abort();
+      expect(read.map((e) => e.revision)).toEqual(Array.from({ length: total }, (_, i) => BigInt(i)));
+      expect(new Set(read.map((e) => e.eventId)).size).toBe(total);
+      for (let i = 1; i < read.length; i++) {
+        expect(comparePositions(read[i - 1]!.position, read[i]!.position)).toBe(-1);
+      }
+    },
+    60_000,
+  );
 });
 
 describe('tryAppendAll and readFirstEvents', () => {

@@ -109,24 +109,36 @@ describe('a transaction that commits late', () => {
 });
 
 describe('per-stream order in the log', () => {
-  it('refuses an append whose transaction predates the stream’s last one, and the retry lands in order', async () => {
-    const type = uniqueType('Ordered');
-    const stream = uniqueName('ordered');
-    const old = await openTransaction({ takeIdFirst: true });
-    const first = makeEvents(1, type);
-    await store.append(stream, first);
-    const second = makeEvents(1, type);
-    await expect(old.append(stream, second)).rejects.toBeInstanceOf(AppendOrderConflictError);
-    await old.end('commit'); // still usable: the refusal rolled back to its savepoint
+  // One event is one plain statement, several a call of parley_append: each path checks the guard
+  // the other left on the stream row.
+  it.each([
+    [1, 1],
+    [3, 1],
+    [1, 3],
+    [3, 3],
+  ])(
+    'refuses an append whose transaction predates the stream’s last one, and the retry lands in order (%i then %i events)',
+    async (firstSize, secondSize) => {
+      const type = uniqueType('Ordered');
+      const stream = uniqueName('ordered');
+      const old = await openTransaction({ takeIdFirst: true });
+      const first = makeEvents(firstSize, type);
+      await store.append(stream, first);
+      const second = makeEvents(secondSize, type);
+      await expect(old.append(stream, second)).rejects.toBeInstanceOf(AppendOrderConflictError);
+      await old.end('commit'); // still usable: the refusal rolled back to its savepoint
 
-    const retry = await openTransaction();
-    const result = await retry.append(stream, second);
-    await retry.end('commit');
-    expect(result.nextRevision).toBe(1n);
-    const read = await readAllOf(store, { eventTypes: [type], expected: 2 });
-    expect(ids(read)).toEqual([...ids(first), ...ids(second)]);
-    expect(comparePositions(read[0]!.position, read[1]!.position)).toBe(-1);
-  });
+      const retry = await openTransaction();
+      const result = await retry.append(stream, second);
+      await retry.end('commit');
+      expect(result.nextRevision).toBe(BigInt(firstSize + secondSize - 1));
+      const read = await readAllOf(store, { eventTypes: [type], expected: firstSize + secondSize });
+      expect(ids(read)).toEqual([...ids(first), ...ids(second)]);
+      for (let i = 1; i < read.length; i++) {
+        expect(comparePositions(read[i - 1]!.position, read[i]!.position)).toBe(-1);
+      }
+    },
+  );
 });
 
 /**
