@@ -458,7 +458,7 @@ async function channelsSection(): Promise<string[]> {
     return [
       '### Channels: WhatsApp-shaped webhooks, the worker and a stand-in Graph API',
       '',
-      `Over HTTP on 127.0.0.1 (fetch), ${a.clients} clients, ${a.seconds} s per run. Accepting a webhook = verify X-Hub-Signature-256, resolve and decrypt the connection, parse, insert the dedupe row and the pg-boss job in one transaction. The bare route reads the same JSON body and INSERTs one row.`,
+      `Over HTTP on 127.0.0.1 (fetch), ${a.clients} clients, ${a.seconds} s per route in alternating 1 s slices (the machine's load falls on both alike). Accepting a webhook = verify X-Hub-Signature-256, resolve the connection (cached 5 s), parse, insert the dedupe row and the pg-boss job in one statement; the workers' NOTIFY follows the commit, coalesced (one statement per 5 ms at most). The bare route reads the same JSON body and INSERTs one row.`,
       '',
       '| route | webhooks/s | request p50 | request p99 | ratio | SQL statements per request | CPU per request (API + client) |',
       '|---|---|---|---|---|---|---|',
@@ -508,7 +508,7 @@ async function httpAsyncSection(): Promise<string[]> {
     return [
       '### HTTP async: submit, the worker and signed callbacks to an HTTPS receiver',
       '',
-      `Over HTTP on 127.0.0.1 (fetch), ${a.clients} clients, ${a.seconds} s per run, each message a new conversation (its own caller session key). Accepting a message = verify the platform API key (scope channels.http_async), validate, resolve the subscription, then one transaction with the conversation row, the inbound row, the pg-boss turn job, the NOTIFY and HttpAsyncMessageAccepted. The bare route reads the same JSON body and INSERTs one row.`,
+      `Over HTTP on 127.0.0.1 (fetch), ${a.clients} clients, ${a.seconds} s per route in alternating 1 s slices (the machine's load falls on both alike), each message a new conversation (its own caller session key). Accepting a message = verify the platform API key (scope channels.http_async, cached 5 s), validate, resolve the subscription (cached), then one statement with the conversation row, the inbound row, the pg-boss turn job and HttpAsyncMessageAccepted; the NOTIFYs (turn workers, log readers) follow the commit, coalesced. The bare route reads the same JSON body and INSERTs one row.`,
       '',
       '| route | submits/s | request p50 | request p99 | ratio | SQL statements per request | CPU per request (API + client) |',
       '|---|---|---|---|---|---|---|',
