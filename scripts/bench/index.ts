@@ -10,7 +10,8 @@
  * `rebuild`, `lag`, `queries`, `rebuild-ledger`, `ledger-stats` (only when named; BENCH_LEDGER_STATS_RUNS), `api`, `ingest` (BENCH_INGEST_PROJECTIONS=process|inline, BENCH_INGEST_PROJECTION_BATCH: see ./ingestRunner.ts), `chat`, `tool-turn` (BENCH_TOOL_TURNS), `traces-export`, `channels`,
  * `http-async`, `nats`, `voice` (both voice sections), `voice-pipeline` (BENCH_VOICE_UTTERANCES, BENCH_VOICE_PER_CALL, BENCH_VOICE_LATENCY_TARGET_MS) or `voice-realtime` (BENCH_VOICE_REALTIME_UTTERANCES, BENCH_VOICE_REALTIME_MODEL_MS); the NATS relay's section uses NATS_URL, default nats://127.0.0.1:4222, and
  * BENCH_NATS_EVENTS, BENCH_NATS_SECONDS). BENCH_SQL_HISTOGRAM=1 also prints, for each phase metered per
- * request, its SQL statements counted by text (stats.ts meterProcess). Results go to stdout as Markdown, progress to stderr.
+ * request, its SQL statements counted by text (stats.ts meterProcess); BENCH_CPU_PROFILE=<dir> writes a V8 CPU
+ * profile of each such phase there. Results go to stdout as Markdown, progress to stderr.
  */
 import { cpus, loadavg } from 'node:os';
 import {
