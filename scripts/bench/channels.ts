@@ -29,7 +29,7 @@ import { createInProcessRateLimiter } from '@parley/http';
 import { migrate, type Pool, silentLogger } from '@parley/platform';
 import { createPriceCards, createProviderRegistry, createRuntime, runtimeMigrations } from '@parley/runtime';
 import Fastify from 'fastify';
-import { type Latency, latencyOf, meterProcess } from './stats.js';
+import { type Alternated, alternate, type Latency, latencyOf, meterProcess } from './stats.js';
 
 export interface ChannelsBenchResult {
   accept: {
@@ -216,16 +216,19 @@ export async function benchChannels(
     );
     await load(`${bareBase}/bare`, 1);
     await load(webhookUrl, 1);
-    const per = (meter: ReturnType<typeof meterProcess>, n: number): PerRequest => {
-      const used = meter.stop();
-      return { statements: used.statements / n, cpuMs: used.cpuMs / n };
-    };
-    const bareMeter = meterProcess();
-    const bareTimes = await load(`${bareBase}/bare`, options.seconds);
-    const bareUse = per(bareMeter, bareTimes.length);
-    const webhookMeter = meterProcess();
-    const webhookTimes = await load(webhookUrl, options.seconds);
-    const webhookUse = per(webhookMeter, webhookTimes.length);
+    // Bare and webhook in alternating 1 s slices: the machine's load falls on both alike.
+    const accepted = await alternate(
+      { bare: (s: number) => load(`${bareBase}/bare`, s), webhook: (s: number) => load(webhookUrl, s) },
+      options.seconds,
+    );
+    const per = (a: Alternated): PerRequest => ({
+      statements: a.use.statements / a.times.length,
+      cpuMs: a.use.cpuMs / a.times.length,
+    });
+    const bareTimes = accepted.bare.times;
+    const webhookTimes = accepted.webhook.times;
+    const bareUse = per(accepted.bare);
+    const webhookUse = per(accepted.webhook);
     const webhooksPerSecond = webhookTimes.length / options.seconds;
     const bareInsertsPerSecond = bareTimes.length / options.seconds;
     log(`  webhook ${Math.round(webhooksPerSecond)}/s, bare ${Math.round(bareInsertsPerSecond)}/s`);
@@ -269,7 +272,8 @@ export async function benchChannels(
       ).rows[0]?.n ?? 0;
     while ((await sentCount()) < backlog) await new Promise((r) => setTimeout(r, 100));
     const drainSeconds = (performance.now() - drainStarted) / 1000;
-    const drainUse = per(drainMeter, backlog);
+    const drained = drainMeter.stop();
+    const drainUse = { statements: drained.statements / backlog, cpuMs: drained.cpuMs / backlog };
     log(`  ${Math.round(backlog / drainSeconds)} replies/s`);
 
     log(`channels: end to end, ${options.rate} messages/s for ${options.seconds} s…`);

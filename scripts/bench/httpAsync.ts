@@ -32,7 +32,7 @@ import { migrate, type Pool, silentLogger } from '@parley/platform';
 import { createPriceCards, createProviderRegistry, createRuntime, runtimeMigrations } from '@parley/runtime';
 import Fastify from 'fastify';
 import type { PerRequest } from './channels.js';
-import { type Latency, latencyOf, meterProcess } from './stats.js';
+import { type Alternated, alternate, type Latency, latencyOf } from './stats.js';
 
 export interface HttpAsyncBenchResult {
   accept: {
@@ -256,16 +256,19 @@ export async function benchHttpAsync(
     );
     await load(`${bareBase}/bare`, 1);
     await load(submitUrl, 1);
-    const per = (meter: ReturnType<typeof meterProcess>, n: number): PerRequest => {
-      const used = meter.stop();
-      return { statements: used.statements / n, cpuMs: used.cpuMs / n };
-    };
-    const bareMeter = meterProcess();
-    const bareTimes = await load(`${bareBase}/bare`, options.seconds);
-    const bareUse = per(bareMeter, bareTimes.length);
-    const submitMeter = meterProcess();
-    const submitTimes = await load(submitUrl, options.seconds);
-    const submitUse = per(submitMeter, submitTimes.length);
+    // Bare and submit in alternating 1 s slices: the machine's load falls on both alike.
+    const accepted = await alternate(
+      { bare: (s: number) => load(`${bareBase}/bare`, s), submit: (s: number) => load(submitUrl, s) },
+      options.seconds,
+    );
+    const per = (a: Alternated): PerRequest => ({
+      statements: a.use.statements / a.times.length,
+      cpuMs: a.use.cpuMs / a.times.length,
+    });
+    const bareTimes = accepted.bare.times;
+    const submitTimes = accepted.submit.times;
+    const bareUse = per(accepted.bare);
+    const submitUse = per(accepted.submit);
     const submitsPerSecond = submitTimes.length / options.seconds;
     const bareInsertsPerSecond = bareTimes.length / options.seconds;
     log(`  submit ${Math.round(submitsPerSecond)}/s, bare ${Math.round(bareInsertsPerSecond)}/s`);

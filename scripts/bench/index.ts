@@ -10,7 +10,8 @@
  * `rebuild`, `lag`, `queries`, `rebuild-ledger`, `ledger-stats` (only when named; BENCH_LEDGER_STATS_RUNS), `api`, `ingest` (BENCH_INGEST_PROJECTIONS=process|inline, BENCH_INGEST_PROJECTION_BATCH: see ./ingestRunner.ts; BENCH_INGEST_TRACE=<file>: the projections process writes a line per applied batch, `ms projection events transaction-ms`; BENCH_INGEST_CPU_PROF=<dir>: a CPU profile of it), `chat`, `tool-turn` (BENCH_TOOL_TURNS), `traces-export`, `channels`,
  * `http-async`, `nats`, `voice` (both voice sections), `voice-pipeline` (BENCH_VOICE_UTTERANCES, BENCH_VOICE_PER_CALL, BENCH_VOICE_LATENCY_TARGET_MS) or `voice-realtime` (BENCH_VOICE_REALTIME_UTTERANCES, BENCH_VOICE_REALTIME_MODEL_MS); the NATS relay's section uses NATS_URL, default nats://127.0.0.1:4222, and
  * BENCH_NATS_EVENTS, BENCH_NATS_SECONDS). BENCH_SQL_HISTOGRAM=1 also prints, for each phase metered per
- * request, its SQL statements counted by text (stats.ts meterProcess). Results go to stdout as Markdown, progress to stderr.
+ * request, its SQL statements counted by text (stats.ts meterProcess); BENCH_CPU_PROFILE=<dir> writes a V8 CPU
+ * profile of each such phase there. Results go to stdout as Markdown, progress to stderr.
  */
 import { cpus, loadavg } from 'node:os';
 import {
@@ -458,7 +459,7 @@ async function channelsSection(): Promise<string[]> {
     return [
       '### Channels: WhatsApp-shaped webhooks, the worker and a stand-in Graph API',
       '',
-      `Over HTTP on 127.0.0.1 (fetch), ${a.clients} clients, ${a.seconds} s per run. Accepting a webhook = verify X-Hub-Signature-256, resolve and decrypt the connection, parse, insert the dedupe row and the pg-boss job in one transaction. The bare route reads the same JSON body and INSERTs one row.`,
+      `Over HTTP on 127.0.0.1 (fetch), ${a.clients} clients, ${a.seconds} s per route in alternating 1 s slices (the machine's load falls on both alike). Accepting a webhook = verify X-Hub-Signature-256, resolve the connection (cached 5 s), parse, insert the dedupe row and the pg-boss job in one statement; the workers' NOTIFY follows the commit, coalesced (one statement per 5 ms at most). The bare route reads the same JSON body and INSERTs one row.`,
       '',
       '| route | webhooks/s | request p50 | request p99 | ratio | SQL statements per request | CPU per request (API + client) |',
       '|---|---|---|---|---|---|---|',
@@ -508,7 +509,7 @@ async function httpAsyncSection(): Promise<string[]> {
     return [
       '### HTTP async: submit, the worker and signed callbacks to an HTTPS receiver',
       '',
-      `Over HTTP on 127.0.0.1 (fetch), ${a.clients} clients, ${a.seconds} s per run, each message a new conversation (its own caller session key). Accepting a message = verify the platform API key (scope channels.http_async), validate, resolve the subscription, then one transaction with the conversation row, the inbound row, the pg-boss turn job, the NOTIFY and HttpAsyncMessageAccepted. The bare route reads the same JSON body and INSERTs one row.`,
+      `Over HTTP on 127.0.0.1 (fetch), ${a.clients} clients, ${a.seconds} s per route in alternating 1 s slices (the machine's load falls on both alike), each message a new conversation (its own caller session key). Accepting a message = verify the platform API key (scope channels.http_async, cached 5 s), validate, resolve the subscription (cached), then one statement with the conversation row, the inbound row, the pg-boss turn job and HttpAsyncMessageAccepted; the NOTIFYs (turn workers, log readers) follow the commit, coalesced. The bare route reads the same JSON body and INSERTs one row.`,
       '',
       '| route | submits/s | request p50 | request p99 | ratio | SQL statements per request | CPU per request (API + client) |',
       '|---|---|---|---|---|---|---|',

@@ -118,6 +118,7 @@ export {
   type ChannelTurnRunner,
   channelInboundMigrations,
   createChannelJobQueue,
+  createChannelJobWakeups,
   createInboundPipeline,
   DEFAULT_CHANNEL_QUEUE_OPTIONS,
   DEFAULT_PART_TIMEOUT_SECONDS,

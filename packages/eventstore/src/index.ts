@@ -11,11 +11,13 @@ export {
   AppendOrderConflictError,
   assertLogNotAhead,
   createPostgresEventStore,
+  isOrderConflict,
   type Listener,
   type ListenerOptions,
   LogAheadOfClusterError,
   type PostgresEventStore,
   type PostgresEventStoreOptions,
+  type StatementAppend,
   type StreamAppend,
   startListener,
 } from './postgres/index.js';

@@ -1,3 +1,9 @@
+export {
+  COALESCED_NOTIFY_INTERVAL_MS,
+  type CoalescedNotify,
+  type CoalescedNotifyOptions,
+  createCoalescedNotify,
+} from './coalescedNotify.js';
 export { type Config, ConfigError, configSchema, loadConfig } from './config.js';
 export { isConnectionError } from './connectionErrors.js';
 export { constantTimeEqual } from './constantTimeEqual.js';

@@ -234,6 +234,50 @@ describe('a first message (the caller’s own key)', () => {
     }
     expect(await count('http_async_conversations where subscription_id = $1', [subscriptionId])).toBe(1);
     expect(await count('channel_inbound_messages where connection_id = $1', [subscriptionId])).toBe(1);
+    // The refused ones wrote no event and no job either.
+    expect(
+      await count(`events where type = 'HttpAsyncMessageAccepted' and data->>'subscriptionId' = $1`, [
+        subscriptionId,
+      ]),
+    ).toBe(1);
+    expect(
+      await count(`pgboss.job where name = $1 and data->>'subscriptionId' = $2`, [
+        HTTP_ASYNC_TURN_QUEUE,
+        subscriptionId,
+      ]),
+    ).toBe(1);
+  });
+
+  it('wakes the turn workers after the commit (job and event visible then), and not for a refused key', async () => {
+    const subscriptionId = await create(projectId);
+    // What another connection sees at each wake-up: the commit must come first.
+    const seen: Array<Promise<{ queue: string; jobs: number; events: number }>> = [];
+    const woken = createHttpAsyncIntake({
+      pool: db.pool,
+      store,
+      subscriptions,
+      boss,
+      wakeups: {
+        notify: (queue) => {
+          seen.push(
+            Promise.all([
+              count(`pgboss.job where name = $1 and data->>'subscriptionId' = $2`, [
+                HTTP_ASYNC_TURN_QUEUE,
+                subscriptionId,
+              ]),
+              count(`events where type = 'HttpAsyncMessageAccepted' and data->>'subscriptionId' = $1`, [
+                subscriptionId,
+              ]),
+            ]).then(([jobs, events]) => ({ queue, jobs, events })),
+          );
+        },
+      },
+    });
+    await woken.submit(input(subscriptionId, { sessionKey: 'wake-me' }));
+    await expect(woken.submit(input(subscriptionId, { sessionKey: 'wake-me' }))).rejects.toBeInstanceOf(
+      SessionKeyInUseError,
+    );
+    expect(await Promise.all(seen)).toEqual([{ queue: HTTP_ASYNC_TURN_QUEUE, jobs: 1, events: 1 }]);
   });
 
   it('refuses a caller key that cannot be stored as sent', async () => {

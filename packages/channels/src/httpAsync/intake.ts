@@ -1,9 +1,21 @@
 import { httpAsyncStream, toAppend } from '@parley/events';
-import { type EventStore, type LogTransaction, withLogTransaction } from '@parley/eventstore';
-import { isMissingRelation, PG_BOSS_QUEUE_NOT_FOUND, type Pool, type PoolClient } from '@parley/platform';
+import {
+  canAppendInTransaction,
+  type EventStore,
+  type EventToAppend,
+  isOrderConflict,
+} from '@parley/eventstore';
+import {
+  type CoalescedNotify,
+  isMissingRelation,
+  type Logger,
+  PG_BOSS_QUEUE_NOT_FOUND,
+  type Pool,
+  silentLogger,
+} from '@parley/platform';
 import type { PgBoss } from 'pg-boss';
-import { type JobStatement, sendJobInStatement } from '../inbound/jobInStatement.js';
-import { CHANNEL_JOBS_NOTIFY_CHANNEL } from '../inbound/jobs.js';
+import { sendJobInStatement } from '../inbound/jobInStatement.js';
+import { createChannelJobWakeups } from '../inbound/jobs.js';
 import {
   SessionIdUnknownError,
   SessionKeyInUseError,
@@ -11,6 +23,7 @@ import {
   SessionKeyUnknownError,
   SubscriptionPausedError,
 } from './intakeErrors.js';
+import { type MessageWritten, messageStatement, type Target } from './intakeStatement.js';
 import {
   HTTP_ASYNC_TURN_QUEUE,
   type HttpAsyncRoute,
@@ -54,7 +67,7 @@ export interface HttpAsyncAcceptance {
 export interface HttpAsyncIntake {
   /**
    * Accepts a message for the agent: its conversation, its inbound row, its turn job and its
-   * HttpAsyncMessageAccepted event, in one transaction. Throws SubscriptionNotFoundError (absent,
+   * HttpAsyncMessageAccepted event, all or none (one statement on the PostgreSQL log). Throws SubscriptionNotFoundError (absent,
    * deleted or another project's), SubscriptionPausedError, SessionKeyInvalidError,
    * SessionKeyUnknownError, SessionKeyInUseError, SessionIdUnknownError, QueueMissingError (the
    * worker never created the turn queue).
@@ -66,31 +79,20 @@ export interface HttpAsyncIntakeDeps {
   pool: Pool;
   store: EventStore;
   subscriptions: Pick<SubscriptionStore, 'get'>;
-  /** Only `send` (pg-boss's `db` option on the transaction's client), e.g. createChannelJobQueue(pool). */
+  /** Only `send` (its insert runs in the message's statement: sendJobInStatement), e.g. createChannelJobQueue(pool). */
   boss: Pick<PgBoss, 'send'>;
   now?: () => Date;
+  /** The turn workers' wake-up after a message's statement commits (default: createChannelJobWakeups on `pool`). */
+  wakeups?: Pick<CoalescedNotify, 'notify'>;
+  /** For the wake-ups' failures (debug); default silent. */
+  logger?: Logger;
 }
 
-interface Conversation {
-  sessionKey: string;
-  newConversation: boolean;
-  sessionId: string | null;
-}
+/** What reads the conversation before the write: the pool. */
+type Queryable = Pick<Pool, 'query'>;
 
-/** The message's inbound row (its dedupe row) and turn job. */
-interface InboundRow {
-  messageId: string;
-  jobId: string;
-  acceptedAt: Date;
-}
-
-/** Where the message goes: a conversation to start under the caller's key, or one that exists. */
-type Target =
-  | { kind: 'start'; callerKey: string; conversation: Conversation }
-  | { kind: 'existing'; conversation: Conversation };
-
-/** The turn workers' wake-up, delivered at commit (notifyChannelJob), as a column of an insert. */
-const WAKE_TURN_WORKERS = `pg_notify('${CHANNEL_JOBS_NOTIFY_CHANNEL}', '${HTTP_ASYNC_TURN_QUEUE}')::text`;
+/** Append order conflicts in a row before giving up (a retry gets a newer transaction id). */
+const ORDER_CONFLICT_RETRIES = 10;
 
 /** A new conversation for the caller's key; its canonical key is made here, known before it is written. */
 const start = (input: HttpAsyncSubmitInput, callerKey: string): Target => ({
@@ -104,7 +106,7 @@ const start = (input: HttpAsyncSubmitInput, callerKey: string): Target => ({
 });
 
 /** The message's conversation: read (an existing one) or planned (a new one); nothing written yet. */
-async function targetOf(client: PoolClient, input: HttpAsyncSubmitInput, messageId: string): Promise<Target> {
+async function targetOf(client: Queryable, input: HttpAsyncSubmitInput, messageId: string): Promise<Target> {
   if (input.sessionKey !== undefined) {
     const key = classifySessionKey(input.sessionKey);
     switch (key.kind) {
@@ -149,48 +151,8 @@ async function targetOf(client: PoolClient, input: HttpAsyncSubmitInput, message
   return start(input, messageId);
 }
 
-/**
- * The statement that writes the message: its inbound row (and, for a new conversation, the
- * conversation first) with the turn job (sendJobInStatement). Two first messages with the same
- * caller key at once: the unique (subscription_id, caller_key) makes the second wait for the
- * first's commit, then insert nothing (no row, no job; `inbound` 0); if the first rolled back,
- * the second creates it.
- */
-function messageStatement(input: HttpAsyncSubmitInput, target: Target, inbound: InboundRow): JobStatement {
-  const row = [
-    input.subscriptionId,
-    inbound.messageId,
-    target.conversation.sessionKey,
-    inbound.jobId,
-    inbound.acceptedAt,
-  ];
-  const select = '(select count(*) from inbound)::int as inbound';
-  if (target.kind === 'existing') {
-    return {
-      ctes: `inbound as (
-         insert into channel_inbound_messages (connection_id, external_message_id, external_session_key, job_id, received_at)
-         values ($2, $3, $4, $5, $6) returning ${WAKE_TURN_WORKERS})`,
-      when: 'true',
-      select,
-      values: row,
-    };
-  }
-  return {
-    ctes: `conversation as (
-       insert into http_async_conversations (canonical_key, subscription_id, project_id, caller_key)
-       values ($4, $2, $7, $8) on conflict (subscription_id, caller_key) do nothing
-       returning canonical_key),
-     inbound as (
-       insert into channel_inbound_messages (connection_id, external_message_id, external_session_key, job_id, received_at)
-       select $2, $3, canonical_key, $5, $6 from conversation returning ${WAKE_TURN_WORKERS})`,
-    when: 'exists (select 1 from inbound)',
-    select,
-    values: [...row, input.projectId, target.callerKey],
-  };
-}
-
 /** The caller's key names a conversation started meanwhile (see messageStatement). */
-async function keyInUse(client: PoolClient, input: HttpAsyncSubmitInput, callerKey: string): Promise<never> {
+async function keyInUse(client: Queryable, input: HttpAsyncSubmitInput, callerKey: string): Promise<never> {
   const existing = await client.query<{ canonical_key: string }>(
     'select canonical_key from http_async_conversations where subscription_id = $1 and caller_key = $2',
     [input.subscriptionId, callerKey],
@@ -201,18 +163,84 @@ async function keyInUse(client: PoolClient, input: HttpAsyncSubmitInput, callerK
   throw new SessionKeyInUseError(canonical);
 }
 
+/** The message's event: HttpAsyncMessageAccepted, its id derived from the message id. */
+function acceptedEvent(input: HttpAsyncSubmitInput, data: HttpAsyncTurnJobData): EventToAppend {
+  return toAppend(
+    'HttpAsyncMessageAccepted',
+    {
+      messageId: data.messageId,
+      projectId: input.projectId,
+      subscriptionId: input.subscriptionId,
+      route: input.route,
+      sessionKey: data.sessionKey,
+      newConversation: data.newConversation,
+      text: input.text,
+      metadata: data.metadata,
+      acceptedAt: data.acceptedAt,
+    },
+    { tenantId: input.tenantId, projectId: input.projectId, correlationId: data.messageId },
+    httpAsyncEventId('accepted', data.messageId, 0),
+  );
+}
+
+/**
+ * Writes the message in one statement (messageStatement: the conversation when new, the inbound
+ * row, the event on the PostgreSQL log, the turn job), run again after an append order conflict
+ * (it wrote nothing). On another log the event is appended after the statement, as
+ * logTransactionOn does. Then the wake-ups: the log's readers and the turn workers.
+ */
+async function write(
+  deps: HttpAsyncIntakeDeps & { wakeups: Pick<CoalescedNotify, 'notify'> },
+  input: HttpAsyncSubmitInput,
+  target: Target,
+  data: HttpAsyncTurnJobData,
+  acceptedAt: Date,
+): Promise<MessageWritten> {
+  const { pool, store } = deps;
+  const stream = httpAsyncStream(data.messageId);
+  const event = acceptedEvent(input, data);
+  const sameStatement = canAppendInTransaction(store);
+  const jobId = httpAsyncTurnJobId(input.subscriptionId, data.messageId);
+  const row = {
+    subscriptionId: input.subscriptionId,
+    projectId: input.projectId,
+    messageId: data.messageId,
+    jobId,
+    acceptedAt,
+  };
+  for (let attempt = 1; ; attempt++) {
+    const append = sameStatement ? await store.statementAppend(stream, [event]) : undefined;
+    try {
+      const written = await sendJobInStatement<MessageWritten>(
+        pool,
+        deps.boss,
+        { queue: HTTP_ASYNC_TURN_QUEUE, data, options: { id: jobId } },
+        messageStatement(target, row, append),
+      );
+      if (written.inbound !== 1) return written;
+      if (sameStatement) store.notifyAppended();
+      else await store.append(stream, [event]);
+      deps.wakeups.notify(HTTP_ASYNC_TURN_QUEUE);
+      return written;
+    } catch (err) {
+      if (isOrderConflict(err) && attempt < ORDER_CONFLICT_RETRIES) continue;
+      // No queue, or no pg-boss schema at all: the worker, which creates them, never ran.
+      const code = (err as { code?: unknown } | null)?.code;
+      if (code === PG_BOSS_QUEUE_NOT_FOUND || isMissingRelation(err))
+        throw new QueueMissingError(HTTP_ASYNC_TURN_QUEUE);
+      throw err;
+    }
+  }
+}
+
 async function accept(
-  tx: LogTransaction,
-  deps: HttpAsyncIntakeDeps,
+  deps: HttpAsyncIntakeDeps & { wakeups: Pick<CoalescedNotify, 'notify'> },
   input: HttpAsyncSubmitInput,
   messageId: string,
   acceptedAt: Date,
 ): Promise<HttpAsyncAcceptance> {
-  const { client } = tx;
-  const jobId = httpAsyncTurnJobId(input.subscriptionId, messageId);
-  const target = await targetOf(client, input, messageId);
+  const target = await targetOf(deps.pool, input, messageId);
   const { conversation } = target;
-  const metadata = input.metadata ?? {};
   const data: HttpAsyncTurnJobData = {
     messageId,
     subscriptionId: input.subscriptionId,
@@ -222,48 +250,21 @@ async function accept(
     sessionKey: conversation.sessionKey,
     newConversation: conversation.newConversation,
     text: input.text,
-    metadata,
+    metadata: input.metadata ?? {},
     acceptedAt: acceptedAt.toISOString(),
   };
-  // One statement: the conversation (when new), the inbound row and the turn job. A new message
-  // id never repeats a job id; the message must not be accepted without its queue.
-  const written = await sendJobInStatement<{ inbound: number }>(
-    client,
-    deps.boss,
-    { queue: HTTP_ASYNC_TURN_QUEUE, data, options: { id: jobId } },
-    messageStatement(input, target, { messageId, jobId, acceptedAt }),
-  ).catch((err: unknown) => {
-    // No queue, or no pg-boss schema at all: the worker, which creates them, never ran.
-    const code = (err as { code?: unknown } | null)?.code;
-    if (code === PG_BOSS_QUEUE_NOT_FOUND || isMissingRelation(err))
-      throw new QueueMissingError(HTTP_ASYNC_TURN_QUEUE);
-    throw err;
-  });
-  if (written.inbound !== 1 && target.kind === 'start') await keyInUse(client, input, target.callerKey);
-  await tx.append(httpAsyncStream(messageId), [
-    toAppend(
-      'HttpAsyncMessageAccepted',
-      {
-        messageId,
-        projectId: input.projectId,
-        subscriptionId: input.subscriptionId,
-        route: input.route,
-        sessionKey: conversation.sessionKey,
-        newConversation: conversation.newConversation,
-        text: input.text,
-        metadata,
-        acceptedAt: data.acceptedAt,
-      },
-      { tenantId: input.tenantId, projectId: input.projectId, correlationId: messageId },
-      httpAsyncEventId('accepted', messageId, 0),
-    ),
-  ]);
+  const written = await write(deps, input, target, data, acceptedAt);
+  if (written.inbound !== 1 && target.kind === 'start') await keyInUse(deps.pool, input, target.callerKey);
   return { messageId, ...conversation, acceptedAt };
 }
 
 /** The submit side of the HTTP async channel (spec 001 §4.9): what the two submit routes call. */
 export function createHttpAsyncIntake(deps: HttpAsyncIntakeDeps): HttpAsyncIntake {
   const now = deps.now ?? (() => new Date());
+  const writer = {
+    ...deps,
+    wakeups: deps.wakeups ?? createChannelJobWakeups(deps.pool, deps.logger ?? silentLogger()),
+  };
   return {
     async submit(input) {
       // Looked up by the key's project: another project's subscription is "not found", not "forbidden".
@@ -272,9 +273,7 @@ export function createHttpAsyncIntake(deps: HttpAsyncIntakeDeps): HttpAsyncIntak
       if (subscription.status === 'paused') throw new SubscriptionPausedError(input.subscriptionId);
       const messageId = newHttpAsyncMessageId();
       const acceptedAt = now();
-      return withLogTransaction(deps.pool, deps.store, (tx) =>
-        accept(tx, deps, input, messageId, acceptedAt),
-      );
+      return accept(writer, input, messageId, acceptedAt);
     },
   };
 }

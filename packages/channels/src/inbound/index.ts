@@ -9,6 +9,7 @@ export {
   CHANNEL_SEND_QUEUE,
   type ChannelQueueOptions,
   createChannelJobQueue,
+  createChannelJobWakeups,
   DEFAULT_CHANNEL_QUEUE_OPTIONS,
   ensureChannelQueues,
   type InboundJobData,

@@ -49,6 +49,32 @@ describe('sendJobInStatement', () => {
     expect(await jobs('00000000-0000-4000-8000-000000000002')).toEqual([]);
   });
 
+  it('prepares each shape once per connection', async () => {
+    const client = await db.pool.connect();
+    try {
+      for (const id of ['p1', 'p2', 'p3']) {
+        await sendJobInStatement(
+          client,
+          boss,
+          { queue: QUEUE, data: { id }, options: {} },
+          {
+            ctes: 'inserted as (insert into marks (id) values ($2) on conflict do nothing returning 1)',
+            when: 'exists (select 1 from inserted)',
+            select: '(select count(*) from inserted)::int as inserted',
+            values: [id],
+          },
+        );
+      }
+      const { rows } = await client.query<{ n: number }>(
+        `select count(*)::int as n from pg_prepared_statements where name like 'job_in_statement_%'`,
+      );
+      expect(rows[0]?.n).toBe(1);
+      expect(await marks('p3')).toBe(1);
+    } finally {
+      client.release();
+    }
+  });
+
   it('undoes the row when its job cannot be inserted (the job id is taken)', async () => {
     const jobId = '00000000-0000-4000-8000-000000000001';
     await expect(mark('b', jobId)).rejects.toBeInstanceOf(JobNotInsertedError);

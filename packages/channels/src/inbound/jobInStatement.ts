@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { PG_BOSS_QUEUE_NOT_FOUND } from '@parley/platform';
 import type { PgBoss, SendOptions } from 'pg-boss';
 
 /** What runs the statement: the pool (autocommit) or a client inside the caller's transaction. */
 export interface StatementRunner {
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  query(query: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 /**
@@ -44,6 +45,24 @@ export function composeJobStatement(insertSql: string, statement: JobStatement):
          then 1 else 0 end) as job_check`;
 }
 
+/** Prepared statement names by text (each shape is a few; bounded all the same). */
+const names = new Map<string, string>();
+const MAX_NAMES = 256;
+
+/**
+ * A prepared statement's name for the composed text: each pooled connection parses and plans a
+ * shape once instead of on every call (the job insert is long: pg-boss's columns and defaults).
+ */
+function statementName(sql: string): string {
+  let name = names.get(sql);
+  if (name === undefined) {
+    name = `job_in_statement_${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`;
+    if (names.size >= MAX_NAMES) names.clear();
+    names.set(sql, name);
+  }
+  return name;
+}
+
 /**
  * Runs the caller's writes and a pg-boss job insert in one statement (one round trip; atomic
  * without begin/commit, and inside the caller's transaction when `runner` is its client). pg-boss
@@ -65,7 +84,8 @@ export async function sendJobInStatement<Row extends object>(
       db: {
         executeSql: async (text, values) => {
           const sql = composeJobStatement(text, statement);
-          const result = await runner.query(sql, [values?.[0], ...statement.values]).catch((err: unknown) => {
+          const query = { name: statementName(sql), text: sql, values: [values?.[0], ...statement.values] };
+          const result = await runner.query(query).catch((err: unknown) => {
             if ((err as { code?: unknown }).code === '22012') {
               throw new JobNotInsertedError(`the ${job.queue} job was not inserted (its id is taken)`);
             }

@@ -1,5 +1,15 @@
 import { actionSetSchema } from '@parley/events';
-import { defineJob, ensureQueue, type JobPayload, PG_BOSS_SCHEMA, type Pool } from '@parley/platform';
+import {
+  type CoalescedNotify,
+  type CoalescedNotifyOptions,
+  createCoalescedNotify,
+  defineJob,
+  ensureQueue,
+  type JobPayload,
+  type Logger,
+  PG_BOSS_SCHEMA,
+  type Pool,
+} from '@parley/platform';
 import { PgBoss } from 'pg-boss';
 import { z } from 'zod';
 
@@ -21,6 +31,16 @@ export const notifyChannelJob = (
   client: { query(text: string, values?: unknown[]): Promise<unknown> },
   queue: string,
 ): Promise<unknown> => client.query('select pg_notify($1, $2)', [CHANNEL_JOBS_NOTIFY_CHANNEL, queue]);
+
+/**
+ * Announces jobs committed outside any transaction of the caller's (one statement, autocommitted):
+ * `notify(queue)` after the commit, coalesced per process (createCoalescedNotify: not in the job's
+ * own statement, where NOTIFY would make every such commit wait for the others' WAL flushes).
+ */
+export const createChannelJobWakeups = (
+  pool: CoalescedNotifyOptions['pool'],
+  logger: Logger,
+): CoalescedNotify => createCoalescedNotify({ pool, channel: CHANNEL_JOBS_NOTIFY_CHANNEL, logger });
 
 const record = z.record(z.string(), z.unknown());
 

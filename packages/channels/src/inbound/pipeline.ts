@@ -1,6 +1,7 @@
 import { sessionStream, toAppend } from '@parley/events';
 import type { EventStore } from '@parley/eventstore';
 import {
+  type CoalescedNotify,
   isStorableText,
   type Logger,
   type Pool,
@@ -21,6 +22,7 @@ import { adapterKey, providerVariant, providerVariants } from '../manifest/provi
 import type { NormalizedMessage, ResolvedConnection, VerifyTokenLookup } from '../types.js';
 import { enqueueInbound, InboundQueueUnavailableError } from './enqueueInbound.js';
 import { deliveryEventId, inboundJobId } from './ids.js';
+import { createChannelJobWakeups } from './jobs.js';
 import { isValidPart } from './parts/joinParts.js';
 import { acceptPart } from './parts/partStore.js';
 import {
@@ -121,6 +123,11 @@ export interface InboundPipelineDeps {
    * `turn_timeout` error.
    */
   syncTurnTimeoutMs?: number;
+  /**
+   * The workers' wake-up after a message's statement commits (default: createChannelJobWakeups on
+   * `pool`, one per pipeline). Pass one to share it with the process's other job writers.
+   */
+  wakeups?: Pick<CoalescedNotify, 'notify'>;
 }
 
 /**
@@ -196,6 +203,7 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
   const { pool, boss, adapters, connections, logger } = deps;
   const now = deps.now ?? (() => new Date());
   const syncTimeoutMs = deps.syncTurnTimeoutMs ?? SYNC_TURN_TIMEOUT_MS;
+  const wakeups = deps.wakeups ?? createChannelJobWakeups(pool, logger);
 
   interface StoredOutcome {
     outcome: SyncOutcome;
@@ -447,7 +455,7 @@ export function createInboundPipeline(deps: InboundPipelineDeps): InboundPipelin
       return outcome.kind !== 'duplicate';
     }
     const { part: _ignored, ...whole } = message;
-    return enqueueInbound(pool, boss, connection, whole, now());
+    return enqueueInbound(pool, boss, connection, whole, now(), wakeups);
   }
 
   async function deliver(connection: ResolvedConnection, messages: readonly NormalizedMessage[]) {

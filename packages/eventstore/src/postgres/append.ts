@@ -67,8 +67,8 @@ function isEventIdViolation(err: unknown): boolean {
   return e?.code === '23505' && e.constraint === 'events_event_id_key';
 }
 
-/** The function's order guard refused the append (SQLSTATE PLA01). */
-function isOrderConflict(err: unknown): boolean {
+/** The function's order guard refused the append (SQLSTATE PLA01): retry the whole transaction. */
+export function isOrderConflict(err: unknown): boolean {
   return (err as { code?: unknown } | null)?.code === 'PLA01';
 }
 
@@ -83,6 +83,31 @@ export function eventsPayload(events: readonly EventToAppend[]): string {
       metadata: e.metadata ?? {},
     })),
   );
+}
+
+/**
+ * An append as one part of the caller's own statement (its writes and the events in one round
+ * trip, atomic without begin/commit): `call` is the append function as a FROM item, its arguments
+ * SQL expressions of the caller's (parameter references for `values`, in their order: the stream,
+ * the expected revision, the events). Its row is the append's (`next_revision`, `last_position`,
+ * `xact_id`), none when the expected revision is refused. A duplicate event id fails the statement
+ * with a unique violation on `events_event_id_key`, an order conflict with isOrderConflict (retry
+ * the statement). After the commit, call the store's notifyAppended().
+ */
+export interface StatementAppend {
+  call(args: { stream: string; expected: string; events: string }): string;
+  values: readonly [stream: string, expected: string, events: string];
+}
+
+export function statementAppend(
+  stream: string,
+  events: readonly EventToAppend[],
+  expected: ExpectedRevision,
+): StatementAppend {
+  return {
+    call: (args) => `parley_append(${args.stream}::text, ${args.expected}::text, ${args.events}::jsonb)`,
+    values: [stream, String(expected), eventsPayload(events)],
+  };
 }
 
 /**

@@ -10,7 +10,14 @@ import type {
   Upcast,
 } from '../types.js';
 import { WrongExpectedVersionError } from '../types.js';
-import { AppendOrderConflictError, checkAppendInput, resolveRefusal, tryAppend } from './append.js';
+import {
+  AppendOrderConflictError,
+  checkAppendInput,
+  resolveRefusal,
+  type StatementAppend,
+  statementAppend,
+  tryAppend,
+} from './append.js';
 import { type StreamAppend, tryAppendMany } from './appendMany.js';
 import { assertLogNotAhead, LogAheadOfClusterError } from './assertLogNotAhead.js';
 import { countRowsAfter, readAllRows, readFirstRows, readHead, readStreamRows } from './read.js';
@@ -52,7 +59,16 @@ export interface PostgresEventStore extends EventStore {
     events: readonly EventToAppend[],
     options?: AppendOptions,
   ): Promise<AppendResult>;
-  /** Wakes readers now (call after committing a transaction that used appendWith). */
+  /**
+   * The append as a part of the caller's own statement (StatementAppend): the caller runs it,
+   * then calls notifyAppended() after it committed.
+   */
+  statementAppend(
+    stream: string,
+    events: readonly EventToAppend[],
+    options?: AppendOptions,
+  ): Promise<StatementAppend>;
+  /** Wakes readers now (call after committing a transaction that used appendWith or statementAppend). */
   notifyAppended(): void;
   /**
    * Several appends in one round trip and one transaction of their own, in the order given: all
@@ -138,6 +154,13 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
       await client.query('rollback to savepoint parley_append');
       if (outcome.kind === 'order_conflict') throw new AppendOrderConflictError(stream);
       return resolveRefusal(client, stream, events, expected);
+    },
+
+    async statementAppend(stream, events, options) {
+      const expected = options?.expectedRevision ?? 'any';
+      checkAppendInput(stream, events, expected);
+      await ready();
+      return statementAppend(stream, events, expected);
     },
 
     notifyAppended: () => wakeups.appended(),

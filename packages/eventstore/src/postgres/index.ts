@@ -1,4 +1,4 @@
-export { AppendOrderConflictError } from './append.js';
+export { AppendOrderConflictError, isOrderConflict, type StatementAppend } from './append.js';
 export type { StreamAppend } from './appendMany.js';
 export { assertLogNotAhead, LogAheadOfClusterError } from './assertLogNotAhead.js';
 export {
