@@ -120,6 +120,21 @@ interface Context {
   once: boolean;
 }
 
+/** The item's event, its data checked by the event schema (throws InvalidEventDataError). */
+function itemEvent(
+  eventType: (typeof INGEST_ITEM_KINDS)[keyof typeof INGEST_ITEM_KINDS],
+  eventData: Record<string, unknown>,
+  scope: IngestScope,
+  itemId: string,
+) {
+  return toAppendUnknown(
+    eventType,
+    eventData,
+    { tenantId: scope.tenantId, projectId: scope.projectId },
+    deriveEventId(scope.projectId, itemId),
+  );
+}
+
 /** The item's data checked by its kind's item schema, then the event built (and checked) by toAppend. */
 function eventOf(index: number, item: Envelope, context: Context): PreparedItem {
   const { scope } = context;
@@ -129,12 +144,7 @@ function eventOf(index: number, item: Envelope, context: Context): PreparedItem 
   const { callerNumber, ...rest } = parsed.data as Record<string, unknown> & { callerNumber?: string };
   const eventData = scopedData(eventType, rest, callerNumber, scope, context.normaliseCallerNumber);
   try {
-    const event = toAppendUnknown(
-      eventType,
-      eventData,
-      { tenantId: scope.tenantId, projectId: scope.projectId },
-      deriveEventId(scope.projectId, item.id),
-    );
+    const event = itemEvent(eventType, eventData, scope, item.id);
     return { index, id: item.id, ok: true, stream: streamOf(eventType, eventData, scope.projectId), event };
   } catch (err) {
     if (!(err instanceof InvalidEventDataError)) throw err;
@@ -161,12 +171,7 @@ function eventOnce(index: number, item: Envelope, context: Context): PreparedIte
   const { callerNumber } = split.itemOnly;
   const eventData = scopedData(eventType, split.fields, callerNumber, scope, context.normaliseCallerNumber);
   try {
-    const event = toAppendUnknown(
-      eventType,
-      eventData,
-      { tenantId: scope.tenantId, projectId: scope.projectId },
-      deriveEventId(scope.projectId, item.id),
-    );
+    const event = itemEvent(eventType, eventData, scope, item.id);
     return { index, id: item.id, ok: true, stream: streamOf(eventType, event.data, scope.projectId), event };
   } catch (err) {
     if (!(err instanceof InvalidEventDataError)) throw err;
