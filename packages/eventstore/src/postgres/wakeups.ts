@@ -1,4 +1,4 @@
-import type { Logger, Pool } from '@parley/platform';
+import { createCoalescedNotify, type Logger, type Pool } from '@parley/platform';
 import { type Listener, startListener } from './listener.js';
 
 export type WaitOutcome = 'woken' | 'timeout' | 'aborted';
@@ -46,48 +46,15 @@ export function createWakeups(options: WakeupsOptions): Wakeups {
   if (!Number.isFinite(interval) || interval < 0) {
     throw new RangeError(`notifyIntervalMs must be a number of milliseconds >= 0, got ${interval}`);
   }
-  // One notify in flight at most; `pending`: an append committed since the last one was sent.
-  let notifying: Promise<void> | undefined;
-  let notifyTimer: NodeJS.Timeout | undefined;
-  let pending = false;
-  let lastSent = Number.NEGATIVE_INFINITY;
-
   const wake = () => {
     generation += 1;
     for (const waiter of [...waiters]) waiter();
   };
 
-  // Outside any append transaction: NOTIFY inside one would serialise every commit on the
-  // cluster-wide notify queue lock.
-  const notify = async () => {
-    pending = false;
-    lastSent = performance.now();
-    try {
-      // NOTIFY gives its transaction an id, so its commit would wait for a WAL flush like an
-      // append's; a wake-up needs no durability (a lost one costs latency, never events).
-      await pool.query(`select set_config('synchronous_commit', 'off', true), pg_notify($1, '')`, [channel]);
-    } catch (err) {
-      logger.debug({ err }, 'log wake-up notify failed; readers elsewhere will poll');
-    }
-    notifying = undefined;
-    if (pending && !closed) schedule();
-  };
-
-  // Leading and trailing edge: a notify goes out at once unless one went out less than
-  // `interval` ago or is in flight; then one more follows, covering every append since.
-  const schedule = () => {
-    if (notifying !== undefined || notifyTimer !== undefined) return;
-    const wait = lastSent + interval - performance.now();
-    if (wait <= 0) {
-      notifying = notify();
-      return;
-    }
-    notifyTimer = setTimeout(() => {
-      notifyTimer = undefined;
-      if (!closed) notifying = notify();
-    }, wait);
-    notifyTimer.unref();
-  };
+  // After the append's commit, outside its transaction, at most one statement per interval:
+  // platform's createCoalescedNotify (a NOTIFY inside the append would serialise every commit on
+  // the cluster-wide notify queue lock; a lost wake-up costs latency, never events).
+  const notifier = createCoalescedNotify({ pool, channel, logger, intervalMs: interval });
 
   return {
     generation: () => generation,
@@ -110,9 +77,7 @@ export function createWakeups(options: WakeupsOptions): Wakeups {
     },
     appended() {
       wake();
-      if (closed) return;
-      pending = true;
-      schedule();
+      if (!closed) notifier.notify('');
     },
     listen() {
       if (listener || closed) return;
@@ -125,12 +90,9 @@ export function createWakeups(options: WakeupsOptions): Wakeups {
     },
     async close() {
       closed = true;
-      clearTimeout(notifyTimer);
-      notifyTimer = undefined;
       await listener?.close();
-      await notifying;
-      // An append whose notify was still waiting for its turn: send it now.
-      if (pending) await notify();
+      // An append whose notify was still waiting for its turn is sent now.
+      await notifier.close();
       wake();
     },
   };
