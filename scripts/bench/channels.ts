@@ -29,7 +29,7 @@ import { createInProcessRateLimiter } from '@parley/http';
 import { migrate, type Pool, silentLogger } from '@parley/platform';
 import { createPriceCards, createProviderRegistry, createRuntime, runtimeMigrations } from '@parley/runtime';
 import Fastify from 'fastify';
-import { type Alternated, alternate, type Latency, latencyOf, meterProcess } from './stats.js';
+import { alternate, type Latency, latencyOf, meterProcess, type PerRequest, perRequest } from './stats.js';
 
 export interface ChannelsBenchResult {
   accept: {
@@ -46,11 +46,6 @@ export interface ChannelsBenchResult {
   drain: { messages: number; seconds: number; repliesPerSecond: number; perReply: PerRequest };
   endToEnd: { messages: number; ratePerSecond: number; latency: Latency; lost: number };
   worker: { pollingIntervalSeconds: number; teamSize: number };
-}
-
-export interface PerRequest {
-  statements: number;
-  cpuMs: number;
 }
 
 const PHONE_NUMBER_ID = '106540352242922';
@@ -221,14 +216,10 @@ export async function benchChannels(
       { bare: (s: number) => load(`${bareBase}/bare`, s), webhook: (s: number) => load(webhookUrl, s) },
       options.seconds,
     );
-    const per = (a: Alternated): PerRequest => ({
-      statements: a.use.statements / a.times.length,
-      cpuMs: a.use.cpuMs / a.times.length,
-    });
     const bareTimes = accepted.bare.times;
     const webhookTimes = accepted.webhook.times;
-    const bareUse = per(accepted.bare);
-    const webhookUse = per(accepted.webhook);
+    const bareUse = perRequest(accepted.bare.use, bareTimes.length);
+    const webhookUse = perRequest(accepted.webhook.use, webhookTimes.length);
     const webhooksPerSecond = webhookTimes.length / options.seconds;
     const bareInsertsPerSecond = bareTimes.length / options.seconds;
     log(`  webhook ${Math.round(webhooksPerSecond)}/s, bare ${Math.round(bareInsertsPerSecond)}/s`);
@@ -272,8 +263,7 @@ export async function benchChannels(
       ).rows[0]?.n ?? 0;
     while ((await sentCount()) < backlog) await new Promise((r) => setTimeout(r, 100));
     const drainSeconds = (performance.now() - drainStarted) / 1000;
-    const drained = drainMeter.stop();
-    const drainUse = { statements: drained.statements / backlog, cpuMs: drained.cpuMs / backlog };
+    const drainUse = perRequest(drainMeter.stop(), backlog);
     log(`  ${Math.round(backlog / drainSeconds)} replies/s`);
 
     log(`channels: end to end, ${options.rate} messages/s for ${options.seconds} s…`);

@@ -31,8 +31,7 @@ import { createInProcessRateLimiter } from '@parley/http';
 import { migrate, type Pool, silentLogger } from '@parley/platform';
 import { createPriceCards, createProviderRegistry, createRuntime, runtimeMigrations } from '@parley/runtime';
 import Fastify from 'fastify';
-import type { PerRequest } from './channels.js';
-import { type Alternated, alternate, type Latency, latencyOf } from './stats.js';
+import { alternate, type Latency, latencyOf, type PerRequest, perRequest } from './stats.js';
 
 export interface HttpAsyncBenchResult {
   accept: {
@@ -261,14 +260,10 @@ export async function benchHttpAsync(
       { bare: (s: number) => load(`${bareBase}/bare`, s), submit: (s: number) => load(submitUrl, s) },
       options.seconds,
     );
-    const per = (a: Alternated): PerRequest => ({
-      statements: a.use.statements / a.times.length,
-      cpuMs: a.use.cpuMs / a.times.length,
-    });
     const bareTimes = accepted.bare.times;
     const submitTimes = accepted.submit.times;
-    const bareUse = per(accepted.bare);
-    const submitUse = per(accepted.submit);
+    const bareUse = perRequest(accepted.bare.use, bareTimes.length);
+    const submitUse = perRequest(accepted.submit.use, submitTimes.length);
     const submitsPerSecond = submitTimes.length / options.seconds;
     const bareInsertsPerSecond = bareTimes.length / options.seconds;
     log(`  submit ${Math.round(submitsPerSecond)}/s, bare ${Math.round(bareInsertsPerSecond)}/s`);

@@ -112,6 +112,17 @@ export interface Alternated {
   use: ProcessUse;
 }
 
+/** SQL statements (round trips) and CPU per request of a metered phase. */
+export interface PerRequest {
+  statements: number;
+  cpuMs: number;
+}
+
+export const perRequest = (use: ProcessUse, requests: number): PerRequest => ({
+  statements: use.statements / requests,
+  cpuMs: use.cpuMs / requests,
+});
+
 /**
  * Runs each route's load for `seconds` in all, in slices of `sliceSeconds` taken in turn (ABBA
  * order), so a change in the shared machine's load falls on every route alike and their ratio
