@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { storedCallerNumberKey } from '@parley/analytics';
-import { llmStream, toAppend, upcast } from '@parley/events';
+import { llmStream, upcast } from '@parley/events';
 import { createPostgresEventStore, eventStoreMigrations } from '@parley/eventstore';
 import { ingest } from '@parley/ingest';
 import { createPool, migrate, type Pool } from '@parley/platform';
@@ -22,6 +22,7 @@ import { llmLedgerProjection } from '@parley/projection-llm-ledger';
 import { projectionRunnerMigrations } from '@parley/projection-runner';
 import { sessionSummariesProjection } from '@parley/projection-session-summaries';
 import pg from 'pg';
+import { benchLedgerCall } from './ledgerCalls.js';
 import { timeRebuild } from './rebuild.js';
 
 const [mode, db, arg] = process.argv.slice(2);
@@ -56,8 +57,6 @@ async function seedSessions(events: number): Promise<void> {
   );
 }
 
-const MODELS = ['gpt-4o-mini-2024-07-18', 'gpt-4o-2024-08-06', 'claude-3-5-sonnet-20241022'];
-
 /** As scripts/bench/rebuildLedger.ts seeds. */
 async function seedLedger(events: number): Promise<void> {
   // Imported here: the testing module builds fast-check arbitraries, seconds of a profile.
@@ -68,27 +67,9 @@ async function seedLedger(events: number): Promise<void> {
   await Promise.all(
     Array.from({ length: 4 }, async () => {
       for (let n = next++; n < appends; n = next++) {
-        const batch = Array.from({ length: perAppend }, (_, i) => {
-          const g = n * perAppend + i;
-          return toAppend('LlmCallRecorded', {
-            ...example,
-            projectId: `bench-project-${g % 4}`,
-            callId: `call-${g}`,
-            sessionId: `sess-${Math.floor(g / 10)}`,
-            model: MODELS[g % MODELS.length],
-            latencyMs: 200 + (g % 3000),
-            cost: (g % 1000) / 100_000,
-            startedAt: new Date(Date.UTC(2026, 9, 1) + g * 1000).toISOString(),
-            ...(g % 3 === 0
-              ? {
-                  payload: {
-                    prompt: [{ role: 'user', content: 'Where is my order? It was due on Tuesday.' }],
-                    response: { role: 'assistant', content: 'Let me check the delivery status for you.' },
-                  },
-                }
-              : {}),
-          });
-        });
+        const batch = Array.from({ length: perAppend }, (_, i) =>
+          benchLedgerCall(example, n * perAppend + i),
+        );
         await store.append(llmStream(`bench-${n}`), batch, { expectedRevision: 'no_stream' });
       }
     }),

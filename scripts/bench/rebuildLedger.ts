@@ -1,9 +1,10 @@
-import { llmStream, toAppend } from '@parley/events';
+import { llmStream } from '@parley/events';
 import { eventExamples } from '@parley/events/testing';
 import { createPostgresEventStore, eventStoreMigrations } from '@parley/eventstore';
 import { migrate, type Pool } from '@parley/platform';
 import { llmLedgerProjection } from '@parley/projection-llm-ledger';
 import { projectionRunnerMigrations } from '@parley/projection-runner';
+import { benchLedgerCall, callHasPayload } from './ledgerCalls.js';
 import { timeRebuild } from './rebuild.js';
 
 export interface LedgerRebuildResult {
@@ -14,8 +15,6 @@ export interface LedgerRebuildResult {
   replayEventsPerSecond: number;
   overallEventsPerSecond: number;
 }
-
-const MODELS = ['gpt-4o-mini-2024-07-18', 'gpt-4o-2024-08-06', 'claude-3-5-sonnet-20241022'];
 
 /**
  * `events` LlmCallRecorded events (the catalog's example call, varied: ten calls a session, models,
@@ -41,26 +40,8 @@ export async function benchLedgerRebuild(
         for (let n = next++; n < appends; n = next++) {
           const events = Array.from({ length: perAppend }, (_, i) => {
             const g = n * perAppend + i;
-            const payload = g % 3 === 0;
-            if (payload) withPayload++;
-            return toAppend('LlmCallRecorded', {
-              ...example,
-              projectId: `bench-project-${g % 4}`,
-              callId: `call-${g}`,
-              sessionId: `sess-${Math.floor(g / 10)}`,
-              model: MODELS[g % MODELS.length],
-              latencyMs: 200 + (g % 3000),
-              cost: (g % 1000) / 100_000,
-              startedAt: new Date(Date.UTC(2026, 9, 1) + g * 1000).toISOString(),
-              ...(payload
-                ? {
-                    payload: {
-                      prompt: [{ role: 'user', content: 'Where is my order? It was due on Tuesday.' }],
-                      response: { role: 'assistant', content: 'Let me check the delivery status for you.' },
-                    },
-                  }
-                : {}),
-            });
+            if (callHasPayload(g)) withPayload++;
+            return benchLedgerCall(example, g);
           });
           await store.append(llmStream(`bench-${n}`), events, { expectedRevision: 'no_stream' });
           if (n % 20 === 0) progress(`  seeding: ${n * perAppend} events`);
