@@ -11,12 +11,12 @@ import {
   createHarness,
   event,
   expectedRows,
+  freshTally,
   type Harness,
   unique,
   viewRows,
   wholeLog,
 } from './spec/harness.js';
-import { tallyProjection } from './spec/tallyProjection.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -24,10 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const freshRollupTally = () => {
-  const table = `tallies_${unique()}`;
-  return { table, projection: tallyProjection(`tallies-${unique()}`, table, 1, true) };
-};
+const freshRollupTally = () => freshTally({ rollup: true });
 const live = { generation: 1, status: 'live' as const, checkpoint: START };
 
 describe('applyLiveBatch (a live batch in two round trips)', () => {

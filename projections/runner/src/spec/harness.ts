@@ -149,8 +149,8 @@ export function testRunner(
   return createProjectionRunner({ pool: h.db.pool, store: h.store, ...fastTimings, ...options });
 }
 
-/** A tally projection with fresh projection and table names. */
-export function freshTally() {
+/** A tally projection with fresh projection and table names; with `rollup`, its count rollup too. */
+export function freshTally(options: { rollup?: boolean } = {}) {
   const table = `tallies_${unique()}`;
-  return { table, projection: tallyProjection(`tallies-${unique()}`, table) };
+  return { table, projection: tallyProjection(`tallies-${unique()}`, table, 1, options.rollup ?? false) };
 }
